@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+// authkeyd: a FIDO2 security-key broker for Linux.
+//
+// Swift 6 language mode (complete concurrency checking) for every target.
+// No outside Swift packages: the toolchain's own modules, and Debian's C
+// libraries through system-library targets.
+import PackageDescription
+
+let package = Package(
+    name: "authkeyd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "authkeyd-virtkey", targets: ["authkeyd-virtkey"]),
+        .executable(name: "virtkey-demo", targets: ["virtkey-demo"]),
+        .library(name: "FIDO2", targets: ["FIDO2"]),
+        .library(name: "VirtualKey", targets: ["VirtualKey"]),
+    ],
+    targets: [
+        // Debian's C libraries.
+        .systemLibrary(
+            name: "CFido2", path: "Sources/CFido2", pkgConfig: "libfido2",
+            providers: [.apt(["libfido2-dev"])]),
+        .systemLibrary(
+            name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
+        // Linux calls Swift cannot import as they are (variadic prctl).
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+
+        // Pure Swift building blocks.
+        .target(name: "CBOR"),
+        .target(name: "SystemKit", dependencies: ["CSystem"]),
+        .target(name: "Crypto", dependencies: ["CCrypto"]),
+
+        // The Swift face of libfido2.
+        .target(name: "FIDO2", dependencies: ["CFido2", "SystemKit"]),
+
+        // A software CTAP 2.1 authenticator and its front ends.
+        .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
+
+        .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
+        .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
+
+        // Helpers shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["FIDO2", "VirtualKey"], path: "Tests/TestSupport"),
+
+        .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
+        .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

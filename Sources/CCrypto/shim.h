@@ -1,0 +1,27 @@
+#ifndef AUTHKEYD_CCRYPTO_SHIM_H
+#define AUTHKEYD_CCRYPTO_SHIM_H
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/objects.h>
+#include <openssl/param_build.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+/* Macros built from other macros, which Swift cannot import, as constants it can. */
+static const int authkeyd_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
+static const int authkeyd_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
+
+/* OSSL_PARAM_BLD keeps parameter names by reference until OSSL_PARAM_BLD_to_param:
+ * they must outlive the call, which Swift's temporary C strings do not. */
+static const char *const authkeyd_PARAM_GROUP_NAME = OSSL_PKEY_PARAM_GROUP_NAME;
+static const char *const authkeyd_PARAM_PUB_KEY = OSSL_PKEY_PARAM_PUB_KEY;
+static const char *const authkeyd_PARAM_PRIV_KEY = OSSL_PKEY_PARAM_PRIV_KEY;
+static const char *const authkeyd_CURVE_P256 = "prime256v1";
+#endif

@@ -1,0 +1,21 @@
+#ifndef AUTHKEYD_CSYSTEM_SHIM_H
+#define AUTHKEYD_CSYSTEM_SHIM_H
+/* Linux calls Swift cannot reach directly: prctl(2) is variadic, which
+ * Swift does not import, so each use gets a fixed-argument wrapper. */
+#include <sys/prctl.h>
+
+/* PR_SET_NAME: names the calling thread (15 bytes at most), for ps and gdb. */
+static inline int authkeyd_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+/* PR_SET_DUMPABLE: 0 forbids core dumps and ptrace attach by the same uid,
+ * so PINs and tokens in memory cannot be read out of the daemon. */
+static inline int authkeyd_set_dumpable(int dumpable) {
+    return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0UL, 0UL, 0UL);
+}
+
+static inline int authkeyd_get_dumpable(void) {
+    return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+}
+#endif

@@ -1,0 +1,82 @@
+internal import CFido2
+import Synchronization
+
+/// A HID-report pipe to an authenticator that libfido2 does not open itself:
+/// an in-process virtual key, or a key served on a socket.
+///
+/// libfido2 drives it through `fido_dev_set_io_functions`, exactly as it
+/// drives a hidraw node, so every CTAPHID frame still passes through
+/// libfido2's own framing and checks.
+///
+/// `send` and `receive` may be called from different threads at once:
+/// `fido_dev_cancel` writes a CANCEL frame while another thread waits in a
+/// read.
+public protocol HIDReportConnection: AnyObject, Sendable {
+    /// Sends one 64-byte CTAPHID report. Returns false when the device is gone.
+    func send(report: [UInt8]) -> Bool
+    /// Waits up to `timeoutMilliseconds` (negative: without limit) for one
+    /// 64-byte report. Returns nil on timeout or when the device is gone.
+    func receive(timeoutMilliseconds: Int) -> [UInt8]?
+    /// Releases the connection; libfido2 calls it from `fido_dev_close`.
+    func close()
+}
+
+/// The size of a CTAPHID report on the wire, without the report-ID byte.
+public let hidReportSize = 64
+
+/// Hands a connection to libfido2's `open` callback, which receives only a path.
+///
+/// `Device.open(connection:)` files the connection under a unique pseudo-path
+/// for the length of `fido_dev_open`; the callback takes it out again.
+enum PendingConnections {
+    private static let table = Mutex<(next: UInt64, byPath: [String: any HIDReportConnection])>((0, [:]))
+
+    static func file(_ connection: any HIDReportConnection) -> String {
+        table.withLock { state in
+            state.next += 1
+            let path = "authkeyd-custom-io:\(state.next)"
+            state.byPath[path] = connection
+            return path
+        }
+    }
+
+    static func take(_ path: String) -> (any HIDReportConnection)? {
+        table.withLock { $0.byPath.removeValue(forKey: path) }
+    }
+}
+
+/// The handle libfido2 keeps between `open` and `close`.
+private final class ConnectionHandle {
+    let connection: any HIDReportConnection
+    init(_ connection: any HIDReportConnection) { self.connection = connection }
+}
+
+/// libfido2's I/O callbacks. Per LIBFIDO2-NOTES.md: `write` receives 65 bytes
+/// (report ID 0, then the frame) and must return 65; `read` must return
+/// exactly 64 bytes or -1.
+let customIOFunctions = fido_dev_io_t(
+    open: { path in
+        guard let path, let connection = PendingConnections.take(String(cString: path)) else { return nil }
+        return Unmanaged.passRetained(ConnectionHandle(connection)).toOpaque()
+    },
+    close: { handle in
+        guard let handle else { return }
+        let box = Unmanaged<ConnectionHandle>.fromOpaque(handle).takeRetainedValue()
+        box.connection.close()
+    },
+    read: { handle, buffer, length, milliseconds in
+        guard let handle, let buffer, length >= hidReportSize else { return -1 }
+        let box = Unmanaged<ConnectionHandle>.fromOpaque(handle).takeUnretainedValue()
+        guard let report = box.connection.receive(timeoutMilliseconds: Int(milliseconds)),
+            report.count == hidReportSize
+        else { return -1 }
+        report.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: hidReportSize) }
+        return Int32(hidReportSize)
+    },
+    write: { handle, buffer, length in
+        guard let handle, let buffer, length == hidReportSize + 1 else { return -1 }
+        let box = Unmanaged<ConnectionHandle>.fromOpaque(handle).takeUnretainedValue()
+        let report = Array(UnsafeBufferPointer(start: buffer + 1, count: hidReportSize))
+        return box.connection.send(report: report) ? Int32(length) : -1
+    }
+)

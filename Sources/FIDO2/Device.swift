@@ -1,0 +1,139 @@
+internal import CFido2
+import Synchronization
+import SystemKit
+
+/// An open FIDO2 authenticator (`fido_dev_t`).
+///
+/// Every call blocks until the authenticator answers or the timeout passes,
+/// so call it from a thread you own, never from Swift's cooperative pool.
+/// Calls on one device are serialised; only `cancel()` may run beside
+/// another call, from another thread, to end a wait for a touch.
+public final class Device: @unchecked Sendable {
+    // `handle` is only touched under `callLock`, except by `cancel()`, which
+    // libfido2 implements as a single CTAPHID_CANCEL write.
+    let handle: OpaquePointer
+    private let callLock = Lock()
+    private let isOpen = Atomic<Bool>(false)
+    private let timeoutMilliseconds: Atomic<Int>
+
+    /// The hidraw path, or the pseudo-path of a custom connection.
+    public let path: String
+
+    /// The default time a single operation may take, touches included.
+    public static let defaultTimeout: Duration = .seconds(30)
+
+    private init(path: String, timeout: Duration) throws(FIDO2Error) {
+        FIDO2Library.ensureInitialized()
+        guard let handle = fido_dev_new() else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "fido_dev_new") }
+        self.handle = handle
+        self.path = path
+        self.timeoutMilliseconds = Atomic(Self.milliseconds(timeout))
+        // Before open, so that CTAPHID_INIT and getInfo are bounded too;
+        // libfido2's default of -1 waits forever.
+        try check(fido_dev_set_timeout(handle, Int32(Self.milliseconds(timeout))), "fido_dev_set_timeout")
+    }
+
+    deinit {
+        if isOpen.load(ordering: .acquiring) { _ = fido_dev_close(handle) }
+        var pointer: OpaquePointer? = handle
+        fido_dev_free(&pointer)
+    }
+
+    /// Opens a key by its hidraw path (`fido_dev_open`).
+    public static func open(path: String, timeout: Duration = defaultTimeout) throws(FIDO2Error) -> Device {
+        let device = try Device(path: path, timeout: timeout)
+        try check(fido_dev_open(device.handle, path), "fido_dev_open")
+        device.isOpen.store(true, ordering: .releasing)
+        return device
+    }
+
+    /// Opens an authenticator reached through `connection` instead of hidraw
+    /// (`fido_dev_set_io_functions`, then `fido_dev_open`).
+    public static func open(
+        connection: some HIDReportConnection, name: String? = nil, timeout: Duration = defaultTimeout
+    ) throws(FIDO2Error) -> Device {
+        let pseudoPath = PendingConnections.file(connection)
+        defer { _ = PendingConnections.take(pseudoPath) }
+        let device = try Device(path: name ?? pseudoPath, timeout: timeout)
+        var functions = customIOFunctions
+        try check(fido_dev_set_io_functions(device.handle, &functions), "fido_dev_set_io_functions")
+        try check(fido_dev_open(device.handle, pseudoPath), "fido_dev_open")
+        device.isOpen.store(true, ordering: .releasing)
+        return device
+    }
+
+    /// Closes the device (`fido_dev_close`); later calls fail.
+    public func close() {
+        callLock.withLock {
+            if isOpen.exchange(false, ordering: .acquiringAndReleasing) { _ = fido_dev_close(handle) }
+        }
+    }
+
+    /// Asks the authenticator to abandon the request in progress
+    /// (`fido_dev_cancel`, a CTAPHID_CANCEL). Safe from any thread; the
+    /// blocked call then fails with `FIDO2Error.keepaliveCancel`.
+    public func cancel() throws(FIDO2Error) {
+        FIDO2Library.ensureInitialized()
+        guard isOpen.load(ordering: .acquiring) else { return }
+        try check(fido_dev_cancel(handle), "fido_dev_cancel")
+    }
+
+    /// How long each later operation may take (`fido_dev_set_timeout`).
+    public var timeout: Duration {
+        get { .milliseconds(timeoutMilliseconds.load(ordering: .relaxed)) }
+        set {
+            let ms = Self.milliseconds(newValue)
+            timeoutMilliseconds.store(ms, ordering: .relaxed)
+            callLock.withLock { _ = fido_dev_set_timeout(handle, Int32(ms)) }
+        }
+    }
+
+    /// Runs one libfido2 call on the handle, serialised with every other.
+    func perform<R>(_ body: (OpaquePointer) throws(FIDO2Error) -> R) throws(FIDO2Error) -> R {
+        FIDO2Library.ensureInitialized()
+        return try callLock.withLock { () throws(FIDO2Error) -> R in
+            guard isOpen.load(ordering: .acquiring) else {
+                throw FIDO2Error(code: FIDO_ERR_INVALID_ARGUMENT, function: "device closed")
+            }
+            return try body(handle)
+        }
+    }
+
+    /// Runs a call with a different timeout, restoring the device's own after.
+    func perform<R>(timeout: Duration, _ body: (OpaquePointer) throws(FIDO2Error) -> R) throws(FIDO2Error) -> R {
+        try perform { (handle) throws(FIDO2Error) -> R in
+            _ = fido_dev_set_timeout(handle, Int32(Self.milliseconds(timeout)))
+            defer { _ = fido_dev_set_timeout(handle, Int32(timeoutMilliseconds.load(ordering: .relaxed))) }
+            return try body(handle)
+        }
+    }
+
+    /// A timeout for libfido2: whole milliseconds, at least 1 (0 would mean "do not wait").
+    static func milliseconds(_ duration: Duration) -> Int {
+        max(1, duration.wholeMilliseconds)
+    }
+}
+
+// MARK: - What libfido2 learnt while opening
+
+extension Device {
+    /// Whether the key answered CTAPHID_INIT with the CBOR capability (`fido_dev_is_fido2`).
+    public var isFIDO2: Bool { fido_dev_is_fido2(handle) }
+    /// A PIN is set (`clientPin: true`, `fido_dev_has_pin`).
+    public var hasPIN: Bool { fido_dev_has_pin(handle) }
+    /// Built-in user verification is configured (`uv: true`, `fido_dev_has_uv`).
+    public var hasUV: Bool { fido_dev_has_uv(handle) }
+    /// The key knows about PINs at all (`clientPin` present, `fido_dev_supports_pin`).
+    public var supportsPIN: Bool { fido_dev_supports_pin(handle) }
+    /// The key has built-in user verification (`uv` present, `fido_dev_supports_uv`).
+    public var supportsUV: Bool { fido_dev_supports_uv(handle) }
+    public var supportsCredentialManagement: Bool { fido_dev_supports_credman(handle) }
+    public var supportsCredentialProtection: Bool { fido_dev_supports_cred_prot(handle) }
+    /// pinUvAuthToken with permissions (CTAP 2.1, `fido_dev_supports_permissions`).
+    public var supportsPermissions: Bool { fido_dev_supports_permissions(handle) }
+
+    /// The CTAPHID INIT reply's version and capability bytes.
+    public var hidVersion: (protocolVersion: UInt8, major: UInt8, minor: UInt8, build: UInt8, capabilities: UInt8) {
+        (fido_dev_protocol(handle), fido_dev_major(handle), fido_dev_minor(handle), fido_dev_build(handle), fido_dev_flags(handle))
+    }
+}

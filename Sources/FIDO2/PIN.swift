@@ -1,0 +1,69 @@
+import Glibc
+
+/// A PIN on its way to libfido2.
+///
+/// The bytes live in one heap buffer that is overwritten when the last copy
+/// of the PIN goes away, and the value never prints: `description` and
+/// `debugDescription` are redacted so a PIN cannot reach a log by accident.
+public struct PIN: Sendable, CustomStringConvertible, CustomDebugStringConvertible, ExpressibleByStringLiteral {
+    private let storage: SecretStorage
+
+    public init(_ text: String) {
+        storage = SecretStorage(Array(text.utf8))
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// The PIN's length in Unicode code points, as CTAP counts a minimum PIN length.
+    public var codePointCount: Int {
+        storage.withBytes { String(decoding: $0, as: UTF8.self).unicodeScalars.count }
+    }
+
+    /// The number of UTF-8 bytes.
+    public var byteCount: Int { storage.count }
+
+    public var description: String { "<redacted PIN>" }
+    public var debugDescription: String { "<redacted PIN>" }
+
+    /// Lends the PIN as a NUL-terminated C string for the duration of `body`.
+    func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+        try storage.withCString(body)
+    }
+}
+
+/// A buffer that zeroes itself on release.
+final class SecretStorage: @unchecked Sendable {
+    // Immutable after init; only deinit writes, when no one else can read.
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    let count: Int
+
+    init(_ bytes: [UInt8]) {
+        count = bytes.count
+        buffer = .allocate(capacity: bytes.count + 1)
+        _ = buffer.initialize(from: bytes)
+        buffer[bytes.count] = 0
+    }
+
+    deinit {
+        explicit_bzero(buffer.baseAddress!, buffer.count)
+        buffer.deallocate()
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
+    }
+
+    func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+        try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { (p) throws(E) -> R in
+            try body(UnsafePointer(p))
+        }
+    }
+}
+
+/// Lends an optional PIN as an optional C string, as libfido2's calls take it.
+func withOptionalCString<R, E: Error>(_ pin: PIN?, _ body: (UnsafePointer<CChar>?) throws(E) -> R) throws(E) -> R {
+    guard let pin else { return try body(nil) }
+    return try pin.withCString { (p) throws(E) -> R in try body(p) }
+}

@@ -1,0 +1,51 @@
+import Glibc
+import Synchronization
+import SystemKit
+
+/// A key served on a Unix `SOCK_SEQPACKET` socket: each message is one
+/// 64-byte CTAPHID report, without a report-ID byte, both ways
+/// (PROTOCOL.md, "Attaching a key over a socket").
+public final class SocketConnection: HIDReportConnection {
+    private let fd: Int32
+    private let closed = Atomic<Bool>(false)
+    /// Set once the server hung up; later calls fail at once.
+    private let hungUp = Atomic<Bool>(false)
+
+    public init(path: String) throws(SystemError) {
+        fd = try UnixSocket.connect(path: path, kind: .seqPacket)
+    }
+
+    deinit { close() }
+
+    /// Whether the server has gone away.
+    public var isHungUp: Bool { hungUp.load(ordering: .acquiring) }
+
+    public func send(report: [UInt8]) -> Bool {
+        guard report.count == hidReportSize, !isHungUp, !closed.load(ordering: .acquiring) else { return false }
+        while true {
+            let sent = Glibc.send(fd, report, report.count, Int32(MSG_NOSIGNAL))
+            if sent == report.count { return true }
+            if sent < 0 && errno == EINTR { continue }
+            hungUp.store(true, ordering: .releasing)
+            return false
+        }
+    }
+
+    public func receive(timeoutMilliseconds: Int) -> [UInt8]? {
+        guard !isHungUp, !closed.load(ordering: .acquiring) else { return nil }
+        guard (try? waitUntilReadable(fd, timeoutMilliseconds: timeoutMilliseconds)) == true else { return nil }
+        // One byte more than a report, so an oversized message shows as such
+        // instead of being silently truncated to a plausible one.
+        var report = [UInt8](repeating: 0, count: hidReportSize + 1)
+        let count = recv(fd, &report, report.count, 0)
+        if count == hidReportSize { return Array(report.prefix(hidReportSize)) }
+        if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) { hungUp.store(true, ordering: .releasing) }
+        return nil
+    }
+
+    public func close() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+            Glibc.close(fd)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+import Synchronization
+
+/// A first-in first-out queue whose consumer can wait, with a timeout, for
+/// the next element. Producers never block.
+public final class BlockingQueue<Element: Sendable>: Sendable {
+    private let elements = Mutex<(items: [Element], head: Int, closed: Bool)>(([], 0, false))
+    private let available = DispatchSemaphore(value: 0)
+
+    public init() {}
+
+    public func push(_ element: Element) {
+        let accepted = elements.withLock { state in
+            guard !state.closed else { return false }
+            state.items.append(element)
+            return true
+        }
+        if accepted { available.signal() }
+    }
+
+    /// The next element, waiting up to `timeoutMilliseconds` (negative:
+    /// without limit); nil on timeout or once the queue is closed.
+    public func pop(timeoutMilliseconds: Int) -> Element? {
+        let deadline: DispatchTime = timeoutMilliseconds < 0 ? .distantFuture : .now() + .milliseconds(timeoutMilliseconds)
+        guard available.wait(timeout: deadline) == .success else { return nil }
+        return elements.withLock { state in
+            guard !state.closed, state.head < state.items.count else { return nil }
+            let element = state.items[state.head]
+            state.head += 1
+            // Compact now and then instead of shifting on every pop.
+            if state.head > 64, state.head * 2 > state.items.count {
+                state.items.removeFirst(state.head)
+                state.head = 0
+            }
+            return element
+        }
+    }
+
+    /// Drops everything queued; waiting and later `pop`s return nil.
+    public func close() {
+        elements.withLock { state in
+            state.closed = true
+            state.items = []
+            state.head = 0
+        }
+        available.signal()
+    }
+
+    /// Forgets queued elements without closing.
+    public func removeAll() {
+        elements.withLock { state in
+            // Keep the semaphore in step: the dropped elements' signals
+            // will wake `pop`s that then find nothing and return nil.
+            state.items = []
+            state.head = 0
+        }
+    }
+}

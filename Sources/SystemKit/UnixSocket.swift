@@ -1,0 +1,127 @@
+import Glibc
+
+/// Unix-domain sockets, as file descriptors.
+///
+/// Every descriptor is made close-on-exec, so that a helper the daemon starts
+/// never inherits a client's connection.
+public enum UnixSocket {
+    public enum Kind: Sendable {
+        /// A byte stream (the daemon's JSON protocol).
+        case stream
+        /// Whole messages, in order (one CTAPHID report each, for socket keys).
+        case seqPacket
+
+        var rawValue: Int32 {
+            switch self {
+            case .stream: return Int32(SOCK_STREAM.rawValue)
+            case .seqPacket: return Int32(SOCK_SEQPACKET.rawValue)
+            }
+        }
+    }
+
+    /// The longest path a `sockaddr_un` holds, without its terminating NUL.
+    public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// Creates a socket bound to `path` and listening. An existing file at
+    /// `path` is not touched: callers decide whether it is stale.
+    public static func listen(path: String, kind: Kind, backlog: Int32 = 128) throws(SystemError) -> Int32 {
+        let fd = try retryingOnInterrupt("socket") { socket(AF_UNIX, kind.rawValue | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withAddress(path) { (address, length) throws(SystemError) in
+                try retryingOnInterrupt("bind(\(path))") { bind(fd, address, length) }
+            }
+            try retryingOnInterrupt("listen(\(path))") { Glibc.listen(fd, backlog) }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Connects to the socket at `path`.
+    public static func connect(path: String, kind: Kind) throws(SystemError) -> Int32 {
+        let fd = try retryingOnInterrupt("socket") { socket(AF_UNIX, kind.rawValue | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withAddress(path) { (address, length) throws(SystemError) in
+                try retryingOnInterrupt("connect(\(path))") { Glibc.connect(fd, address, length) }
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Accepts one connection, close-on-exec; nil when none is waiting on a
+    /// non-blocking listener.
+    ///
+    /// `accept4` would set both flags atomically, but Swift's Glibc module
+    /// is built without `_GNU_SOURCE` and cannot see it; this process never
+    /// forks between the two calls, so the `fcntl` that follows is as good.
+    public static func accept(_ listener: Int32, nonBlocking: Bool = false) throws(SystemError) -> Int32? {
+        while true {
+            let fd = Glibc.accept(listener, nil, nil)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                if nonBlocking { try setNonBlocking(fd) }
+                return fd
+            }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN: return nil
+            default: throw SystemError("accept")
+            }
+        }
+    }
+
+    /// Whether something is accepting connections at `path` (a live socket, not a stale file).
+    public static func isListening(path: String, kind: Kind) -> Bool {
+        guard let fd = try? connect(path: path, kind: kind) else { return false }
+        Glibc.close(fd)
+        return true
+    }
+
+    @discardableResult
+    static func withAddress<R>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R
+    ) throws(SystemError) -> R {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxPathLength else { throw SystemError("socket path \(path)", code: ENAMETOOLONG) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return try withUnsafePointer(to: &address) { (pointer) throws(SystemError) -> R in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (p) throws(SystemError) -> R in
+                try body(p, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+}
+
+/// Who is on the other end of a Unix socket (`SO_PEERCRED`), as the kernel
+/// recorded it at connect time.
+public struct PeerCredentials: Equatable, Sendable {
+    public let pid: pid_t
+    public let uid: uid_t
+    public let gid: gid_t
+
+    public init(pid: pid_t, uid: uid_t, gid: gid_t) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    public init(socket fd: Int32) throws(SystemError) {
+        // `struct ucred` is hidden behind _GNU_SOURCE; its layout is fixed
+        // by the kernel ABI: pid, uid, gid, 32 bits each.
+        var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        try retryingOnInterrupt("getsockopt(SO_PEERCRED)") {
+            getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+        }
+        self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}

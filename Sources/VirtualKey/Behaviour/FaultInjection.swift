@@ -1,0 +1,95 @@
+import Dispatch
+import Synchronization
+import SystemKit
+
+/// A misbehaviour the virtual key can be told to show in its CTAP2 replies,
+/// for testing how hosts and the daemon cope with broken devices.
+public enum Fault: Sendable, Equatable {
+    /// Drop one report of the reply (0 is the first).
+    case dropReport(index: Int)
+    /// Garble one report's payload, as a noisy line would.
+    case corruptReport(index: Int)
+    /// Deliver the whole reply late.
+    case delay(Duration)
+    /// Answer on a channel the host did not ask on.
+    case wrongChannel
+    /// Send the first report of the reply and never the rest.
+    case stallMidMessage
+    /// Disappear, as if unplugged, instead of answering.
+    case vanish
+}
+
+/// When a fault applies: after letting `skip` replies through, to the next
+/// `count` replies (all of them when nil).
+public struct FaultRule: Sendable, Equatable {
+    public var fault: Fault
+    public var skip: Int
+    public var count: Int?
+
+    public init(_ fault: Fault, skip: Int = 0, count: Int? = 1) {
+        self.fault = fault
+        self.skip = skip
+        self.count = count
+    }
+}
+
+/// Applies the configured faults to CTAP2 replies on their way to the host.
+/// CTAPHID's own replies (INIT, PING, errors) are never touched, so a faulty
+/// key still opens and can be diagnosed.
+final class FaultInjector: Sendable {
+    private let rules = Mutex<[FaultRule]>([])
+    private let vanishHandler = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func setRules(_ newRules: [FaultRule]) { rules.withLock { $0 = newRules } }
+    func onVanish(_ handler: @escaping @Sendable () -> Void) { vanishHandler.withLock { $0 = handler } }
+
+    /// Takes the fault that applies to this reply, counting it against its rule.
+    private func nextFault() -> Fault? {
+        rules.withLock { rules in
+            guard let index = rules.indices.first else { return nil }
+            if rules[index].skip > 0 {
+                rules[index].skip -= 1
+                return nil
+            }
+            let fault = rules[index].fault
+            if let count = rules[index].count {
+                if count <= 1 { rules.remove(at: index) } else { rules[index].count = count - 1 }
+            }
+            return fault
+        }
+    }
+
+    func deliverResponse(_ reports: [[UInt8]], to port: any HostPort) {
+        guard let fault = nextFault() else {
+            for report in reports { port.deliver(report: report) }
+            return
+        }
+        switch fault {
+        case .dropReport(let index):
+            for (i, report) in reports.enumerated() where i != index { port.deliver(report: report) }
+        case .corruptReport(let index):
+            for (i, report) in reports.enumerated() {
+                var report = report
+                // Keep the header (channel, command, length) so the host
+                // reads the garbage as the reply.
+                let payloadStart = i == 0 ? 7 : 5
+                if i == index { for j in payloadStart..<report.count { report[j] ^= 0xA5 } }
+                port.deliver(report: report)
+            }
+        case .delay(let duration):
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(duration.wholeMilliseconds)) {
+                for report in reports { port.deliver(report: report) }
+            }
+        case .wrongChannel:
+            for var report in reports {
+                report[3] ^= 0x5A
+                port.deliver(report: report)
+            }
+        case .stallMidMessage:
+            if let first = reports.first { port.deliver(report: first) }
+        case .vanish:
+            let handler = vanishHandler.withLock { $0 }
+            handler?()
+        }
+    }
+}

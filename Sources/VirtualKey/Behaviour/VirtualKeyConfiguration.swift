@@ -1,0 +1,61 @@
+/// How the simulated user answers a request for presence (a touch).
+public enum PresenceBehaviour: Sendable, Equatable {
+    /// Touches at once.
+    case immediate
+    /// Touches after a delay, while the key sends "user presence needed" keepalives.
+    case after(Duration)
+    /// Never touches: the request ends when the host cancels or the key times out.
+    case never
+    /// Refuses (a key with a "no" button): CTAP2_ERR_OPERATION_DENIED.
+    case denied
+    /// Waits for `VirtualKey.touch()`, as a test or a demo decides.
+    case manual
+}
+
+/// How the simulated fingerprint sensor matches.
+public enum UserVerificationBehaviour: Sendable, Equatable {
+    case match
+    case noMatch
+}
+
+/// Which attestation a registration carries.
+public enum AttestationMode: String, Sendable, Equatable {
+    /// `packed` with x5c from the key's virtual attestation CA.
+    case packed
+    /// `packed` signed with the credential's own key, no x5c.
+    case selfAttestation = "self"
+    /// `none`: no attestation statement.
+    case none
+}
+
+/// The settings of one virtual key: identity, capabilities, and how its
+/// simulated user behaves.
+public struct VirtualKeyConfiguration: Sendable, Equatable {
+    public var productName = "authkeyd Virtual Key"
+    public var manufacturer = "authkeyd"
+    /// 16 bytes. The default identifies the authkeyd virtual key model.
+    public var aaguid: [UInt8] = VirtualKeyConfiguration.defaultAAGUID
+    public var firmwareVersion: UInt64 = 0x0001_0000
+    public var presence: PresenceBehaviour = .immediate
+    public var userVerification: UserVerificationBehaviour = .match
+    /// A simulated fingerprint sensor: bio enrollment and built-in UV.
+    public var fingerprintSensor = true
+    /// A PIN to set when the key is created (not when loaded from a state file).
+    public var initialPIN: String?
+    public var residentCredentialCapacity = 25
+    public var attestation: AttestationMode = .packed
+    /// How long the key waits for a touch before answering USER_ACTION_TIMEOUT.
+    public var presenceTimeout: Duration = .seconds(30)
+    /// How long after power-up authenticatorReset is allowed (CTAP: 10 s).
+    public var resetWindow: Duration = .seconds(10)
+    /// Good samples a fingerprint enrollment needs.
+    public var enrollmentSamples = 4
+    /// Where the key keeps its credentials across restarts; nil keeps them in memory.
+    public var stateFile: String?
+
+    public static let defaultAAGUID: [UInt8] = [
+        0x61, 0x75, 0x74, 0x68, 0x6B, 0x65, 0x79, 0x64, 0x2D, 0x76, 0x6B, 0x65, 0x79, 0x2D, 0x30, 0x31,
+    ]
+
+    public init() {}
+}
