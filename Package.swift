@@ -36,16 +36,17 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CCrypto"]),
 
         // The Swift face of libfido2.
-        .target(name: "FIDO2", dependencies: ["CFido2", "SystemKit"]),
+        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "SystemKit"]),
 
         // A software CTAP 2.1 authenticator and its front ends.
         .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
 
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
+        .executableTarget(name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey"], path: "Benchmarks"),
 
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["FIDO2", "VirtualKey"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),

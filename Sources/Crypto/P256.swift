@@ -38,6 +38,18 @@ public enum P256 {
 
         deinit { EVP_PKEY_free(key) }
 
+        /// Signs with a key given by its scalar, without deriving the public
+        /// key: a quarter of the work of `init(rawRepresentation:)` plus
+        /// `signature(for:)`, for a key that only signs once.
+        public static func signature(for message: [UInt8], scalar: [UInt8]) throws(CryptoError) -> [UInt8] {
+            guard scalar.count == P256.scalarByteCount else {
+                throw CryptoError("P256.PrivateKey", reason: "a private scalar is 32 bytes")
+            }
+            let key = try P256.makeKey(scalar: scalar, publicPoint: nil)
+            defer { EVP_PKEY_free(key) }
+            return try P256.sign(message, with: key)
+        }
+
         /// The 32-byte private scalar. A secret: zero it when done.
         public var rawRepresentation: [UInt8] {
             var bignum: OpaquePointer?
@@ -53,14 +65,7 @@ public enum P256 {
         /// An ECDSA signature over SHA-256(`message`), DER-encoded as
         /// WebAuthn and CTAP expect for ES256.
         public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
-            let context = try unwrap(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
-            defer { EVP_MD_CTX_free(context) }
-            try check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit")
-            var length = 0
-            try check(EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign")
-            var signature = [UInt8](repeating: 0, count: length)
-            try check(EVP_DigestSign(context, &signature, &length, message, message.count), "EVP_DigestSign")
-            return Array(signature.prefix(length))
+            try P256.sign(message, with: key)
         }
 
         /// The ECDH shared secret with `peer`: the x-coordinate of the shared
@@ -131,6 +136,17 @@ public enum P256 {
 
     // MARK: - Helpers over OpenSSL 3's provider API
 
+    static func sign(_ message: [UInt8], with key: OpaquePointer) throws(CryptoError) -> [UInt8] {
+        let context = try unwrap(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
+        defer { EVP_MD_CTX_free(context) }
+        try check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit")
+        var length = 0
+        try check(EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign")
+        var signature = [UInt8](repeating: 0, count: length)
+        try check(EVP_DigestSign(context, &signature, &length, message, message.count), "EVP_DigestSign")
+        return Array(signature.prefix(length))
+    }
+
     static func encodedPublicKey(of key: OpaquePointer) throws(CryptoError) -> [UInt8] {
         var point = [UInt8](repeating: 0, count: 65)
         var length = 0
@@ -158,17 +174,19 @@ public enum P256 {
         return encoded
     }
 
-    /// Builds an `EVP_PKEY` from its parts: a key pair when `scalar` is
-    /// given, else a public key.
-    static func makeKey(scalar: [UInt8]?, publicPoint: [UInt8]) throws(CryptoError) -> OpaquePointer {
+    /// Builds an `EVP_PKEY` from its parts: a public key from a point, a
+    /// key pair from both, or a signing-only private key from a scalar.
+    static func makeKey(scalar: [UInt8]?, publicPoint: [UInt8]?) throws(CryptoError) -> OpaquePointer {
         let builder = try unwrap(OSSL_PARAM_BLD_new(), "OSSL_PARAM_BLD_new")
         defer { OSSL_PARAM_BLD_free(builder) }
         try check(
             OSSL_PARAM_BLD_push_utf8_string(builder, authkeyd_PARAM_GROUP_NAME, authkeyd_CURVE_P256, 0),
             "OSSL_PARAM_BLD_push_utf8_string")
-        try check(
-            OSSL_PARAM_BLD_push_octet_string(builder, authkeyd_PARAM_PUB_KEY, publicPoint, publicPoint.count),
-            "OSSL_PARAM_BLD_push_octet_string")
+        if let publicPoint {
+            try check(
+                OSSL_PARAM_BLD_push_octet_string(builder, authkeyd_PARAM_PUB_KEY, publicPoint, publicPoint.count),
+                "OSSL_PARAM_BLD_push_octet_string")
+        }
         var bignum: OpaquePointer?
         defer { if let bignum { BN_clear_free(bignum) } }
         if let scalar {
@@ -183,6 +201,7 @@ public enum P256 {
         try check(EVP_PKEY_fromdata_init(context), "EVP_PKEY_fromdata_init")
         var key: OpaquePointer?
         let selection = scalar == nil ? authkeyd_EVP_PKEY_PUBLIC_KEY : authkeyd_EVP_PKEY_KEYPAIR
+        guard scalar != nil || publicPoint != nil else { throw CryptoError("P256", reason: "no key material") }
         try check(EVP_PKEY_fromdata(context, &key, Int32(selection), params), "EVP_PKEY_fromdata")
         let made = try unwrap(key, "EVP_PKEY_fromdata")
         if scalar == nil {

@@ -5,6 +5,11 @@ public struct AuthenticatorInfo: Codable, Equatable, Sendable {
     public struct Algorithm: Codable, Equatable, Sendable {
         public var type: String
         public var cose: Int
+
+        public init(type: String, cose: Int) {
+            self.type = type
+            self.cose = cose
+        }
     }
 
     public var versions: [String]

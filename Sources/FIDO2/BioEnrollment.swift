@@ -12,6 +12,11 @@ public struct BioSensorInfo: Codable, Hashable, Sendable {
 public struct BioTemplate: Codable, Hashable, Sendable {
     public var id: [UInt8]
     public var name: String?
+
+    public init(id: [UInt8], name: String?) {
+        self.id = id
+        self.name = name
+    }
 }
 
 /// Where an enrollment stands after a sample (CTAP 2.1 §6.7.4:

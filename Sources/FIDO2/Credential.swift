@@ -111,8 +111,12 @@ public final class Credential: @unchecked Sendable {
     /// The credProtect level the key reported, or nil.
     public var protection: CredentialProtection? { CredentialProtection(rawValue: fido_cred_prot(handle)) }
     public var largeBlobKey: [UInt8] { bytes(fido_cred_largeblob_key_ptr(handle), fido_cred_largeblob_key_len(handle)) }
-    /// The minimum PIN length the key reported through the minPinLength extension, or 0.
-    public var minPINLength: Int { fido_cred_pin_minlen(handle) }
+    /// The minimum PIN length the key reported through the minPinLength
+    /// extension, or nil. Read from authenticator data: libfido2 1.12's
+    /// `fido_cred_pin_minlen` returns only what was asked for.
+    public var minPINLength: Int? {
+        (try? ParsedAuthenticatorData(authenticatorData))?.extensions["minPinLength"]?.intValue
+    }
     public var relyingPartyID: String { fido_cred_rp_id(handle).map { String(cString: $0) } ?? "" }
     public var relyingPartyName: String? { fido_cred_rp_name(handle).map { String(cString: $0) } }
     public var userID: [UInt8] { bytes(fido_cred_user_id_ptr(handle), fido_cred_user_id_len(handle)) }

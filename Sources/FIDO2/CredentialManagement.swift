@@ -22,6 +22,11 @@ public struct StoredCredential: Codable, Hashable, Sendable {
 public struct CredentialMetadata: Codable, Hashable, Sendable {
     public var existing: UInt64
     public var remaining: UInt64
+
+    public init(existing: UInt64, remaining: UInt64) {
+        self.existing = existing
+        self.remaining = remaining
+    }
 }
 
 // MARK: - credentialManagement (CTAP 2.1 §6.8)

@@ -23,7 +23,9 @@ public struct FIDO2Error: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String { String(cString: fido_strerr(Int32(code))) }
 
     public var description: String {
-        function.isEmpty ? "\(name): \(message)" : "\(function): \(name): \(message)"
+        // libfido2 describes many codes by their own name; say it once.
+        let text = message == name ? name : "\(name): \(message)"
+        return function.isEmpty ? text : "\(function): \(text)"
     }
 
     public static func == (lhs: FIDO2Error, rhs: FIDO2Error) -> Bool { lhs.code == rhs.code }

@@ -20,6 +20,7 @@ public final class VirtualKey: Sendable {
     private let pluggedIn = Atomic<Bool>(true)
     private let connections = Mutex<[ObjectIdentifier: InProcessConnection]>([:])
     private let unplugHandlers = Mutex<[@Sendable () -> Void]>([])
+    private let plugInHandlers = Mutex<[@Sendable () -> Void]>([])
 
     /// Creates the key; with a state file, loads it or creates it.
     public init(configuration: VirtualKeyConfiguration = VirtualKeyConfiguration()) throws(VirtualKeyError) {
@@ -40,8 +41,8 @@ public final class VirtualKey: Sendable {
             }
         } catch let error as StateFileError {
             throw .stateFile(error)
-        } catch let status as CTAP2Status {
-            throw .configuration("the initial PIN does not meet the PIN policy (CTAP status \(status))")
+        } catch is CTAP2Status {
+            throw .configuration("the initial PIN must be 4 to 63 bytes of UTF-8, at least 4 characters")
         } catch {
             throw .configuration("\(error)")
         }
@@ -112,13 +113,20 @@ public final class VirtualKey: Sendable {
     /// Plugs the key back in: a power cycle (PIN tokens and the
     /// consecutive-failure count are gone; reset is allowed for a while).
     public func plugIn() {
+        guard !isPluggedIn else { return }
         authenticator.powerCycle()
         pluggedIn.store(true, ordering: .releasing)
+        plugInHandlers.withLock { $0 }.forEach { $0() }
     }
 
     /// Runs `handler` whenever the key is unplugged (front ends drop clients).
     func onUnplug(_ handler: @escaping @Sendable () -> Void) {
         unplugHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Runs `handler` whenever the key is plugged back in (front ends serve again).
+    func onPlugIn(_ handler: @escaping @Sendable () -> Void) {
+        plugInHandlers.withLock { $0.append(handler) }
     }
 }
 

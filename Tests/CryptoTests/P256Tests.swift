@@ -20,6 +20,13 @@ import Testing
         #expect(key.publicKey.isValidSignature(signature, for: [1, 2, 3]))
     }
 
+    @Test func signingWithABareScalarVerifiesWithTheKeyPair() throws {
+        let key = try P256.PrivateKey()
+        let signature = try P256.PrivateKey.signature(for: [4, 5, 6], scalar: key.rawRepresentation)
+        #expect(key.publicKey.isValidSignature(signature, for: [4, 5, 6]))
+        #expect(!key.publicKey.isValidSignature(signature, for: [4, 5, 7]))
+    }
+
     @Test func outOfRangeScalarsAreRefused() {
         #expect(throws: CryptoError.self) { try P256.PrivateKey(rawRepresentation: [UInt8](repeating: 0, count: 32)) }
         #expect(throws: CryptoError.self) { try P256.PrivateKey(rawRepresentation: [UInt8](repeating: 0xFF, count: 32)) }

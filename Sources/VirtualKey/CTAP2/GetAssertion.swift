@@ -139,13 +139,9 @@ extension Authenticator {
             rpIDHash: request.rpIDHash, userPresent: request.userPresent, userVerified: request.userVerified,
             signCount: state.signCount, extensions: extensions
         ).bytes
-        let signature: [UInt8]
-        do {
-            let key = try P256.PrivateKey(rawRepresentation: credential.sealed.privateKey)
-            signature = try key.signature(for: authenticatorData + request.clientDataHash)
-        } catch {
-            throw .other
-        }
+        guard let signature = try? P256.PrivateKey.signature(
+            for: authenticatorData + request.clientDataHash, scalar: credential.sealed.privateKey)
+        else { throw .other }
         var response: CBORMap = [
             0x01: .map(["id": .bytes(credential.id), "type": "public-key"]),
             0x02: .bytes(authenticatorData),

@@ -226,14 +226,18 @@ final class CTAPHIDTransport: Sendable {
     // MARK: - Output
 
     private func finish(transactionID: UInt64, response: [UInt8]) {
-        state.withLock { state in
+        let destination = state.withLock { state -> Transaction? in
             // An aborted transaction (INIT resync, host gone) gets no reply.
-            guard let transaction = state.transaction, transaction.id == transactionID else { return }
+            guard let transaction = state.transaction, transaction.id == transactionID else { return nil }
             state.transaction = nil
-            let reports = CTAPHIDPacket.reports(
-                channel: transaction.channel, command: CTAPHIDCommand.cbor.rawValue, payload: response)
-            faults.deliverResponse(reports, to: transaction.port)
+            return transaction
         }
+        guard let destination else { return }
+        // Delivered outside the lock: a fault may unplug the key, which
+        // resets this transport.
+        let reports = CTAPHIDPacket.reports(
+            channel: destination.channel, command: CTAPHIDCommand.cbor.rawValue, payload: response)
+        faults.deliverResponse(reports, to: destination.port)
     }
 
     private func sendKeepalive(_ status: KeepaliveStatus, transactionID: UInt64) {

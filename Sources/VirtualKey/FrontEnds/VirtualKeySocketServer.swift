@@ -9,22 +9,34 @@ import SystemKit
 /// Any number of hosts may connect. CTAPHID channels keep them apart and each
 /// reply goes back on the connection that asked; a host that disconnects
 /// mid-message leaves the key working for the others. Unplugging the key
-/// drops every host and stops listening, as pulling a USB key would.
+/// drops every host and stops listening, as pulling a USB key would;
+/// plugging it back in serves the socket again.
 public final class VirtualKeySocketServer: Sendable {
     public let path: String
     private let key: VirtualKey
     private let listener = Mutex<Int32?>(nil)
     private let clients = Mutex<[ObjectIdentifier: SocketHostPort]>([:])
+    /// Started and not stopped by its owner: serve again after a replug.
+    private let wanted = Atomic<Bool>(false)
 
     public init(key: VirtualKey, path: String) {
         self.key = key
         self.path = path
-        key.onUnplug { [weak self] in self?.stop() }
+        key.onUnplug { [weak self] in self?.closeListener() }
+        key.onPlugIn { [weak self] in
+            guard let self, wanted.load(ordering: .acquiring) else { return }
+            try? listen()
+        }
     }
 
     /// Binds the socket (replacing a stale socket file, refusing a live one)
     /// and starts accepting hosts on a thread of its own.
     public func start() throws(SystemError) {
+        try listen()
+        wanted.store(true, ordering: .releasing)
+    }
+
+    private func listen() throws(SystemError) {
         if UnixSocket.isListening(path: path, kind: .seqPacket) {
             throw SystemError("another virtual key is already serving \(path)", code: EADDRINUSE)
         }
@@ -36,6 +48,11 @@ public final class VirtualKeySocketServer: Sendable {
 
     /// Stops listening, removes the socket file and drops every host.
     public func stop() {
+        wanted.store(false, ordering: .releasing)
+        closeListener()
+    }
+
+    private func closeListener() {
         if let fd = listener.withLock({ state -> Int32? in defer { state = nil }; return state }) {
             // shutdown wakes the thread blocked in accept.
             shutdown(fd, Int32(SHUT_RDWR))

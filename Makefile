@@ -1,0 +1,36 @@
+# authkeyd: the commands a newcomer needs. Each installs its own Debian
+# packages first (scripts/install-deps), so they work on a fresh machine.
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+BUILD_LOG := .build/build.log
+
+.PHONY: all deps build demo test bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+# Debug build of every product; fails on any compiler warning.
+build: deps
+	@mkdir -p .build
+	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
+	@! grep -E "warning:" $(BUILD_LOG) | grep -v "^warning: 'main'" || { echo "error: the build has warnings"; exit 1; }
+
+# The main job: a virtual security key walked through getInfo, register,
+# authenticate and verify, all through libfido2.
+demo: build
+	.build/debug/virtkey-demo
+
+# Every test: unit, protocol conformance, libfido2 end to end, fido2-tools.
+test: build
+	$(SWIFT) test --skip-build
+
+# Figures for BENCHMARKS.md (release build, pinned to one core).
+bench: deps
+	$(SWIFT) build -c release --product authkeyd-bench
+	scripts/bench > BENCHMARKS.md.new && mv BENCHMARKS.md.new BENCHMARKS.md
+	@cat BENCHMARKS.md
+
+clean:
+	rm -rf .build

@@ -1,0 +1,126 @@
+/// The one-line form of a virtual key's configuration, shared by
+/// `authkeyd --virtual-key=SPEC` and `authkeyd-virtkey`:
+///
+///     name=Work Key,pin=123456,presence=after:300ms,uv=nomatch,capacity=10
+///
+/// Settings are separated by commas; each is `setting=value`. An empty spec
+/// is the default key.
+extension VirtualKeyConfiguration {
+    /// The settings a spec may hold, with what each takes.
+    public static let specSettings: [(name: String, value: String, meaning: String)] = [
+        ("name", "TEXT", "product name the key reports"),
+        ("manufacturer", "TEXT", "manufacturer name"),
+        ("aaguid", "32 HEX DIGITS", "the key model's AAGUID"),
+        ("pin", "PIN", "a PIN to set when the key is created"),
+        ("presence", "immediate|after:DURATION|never|denied|manual", "how the simulated user answers a touch request"),
+        ("presence-timeout", "DURATION", "how long the key waits for a touch (default 30s)"),
+        ("uv", "match|nomatch", "whether fingerprints match"),
+        ("fingerprint", "yes|no", "whether the key has a fingerprint sensor (default yes)"),
+        ("capacity", "N", "discoverable credentials the key can hold (default 25)"),
+        ("attestation", "packed|self|none", "the attestation of new credentials (default packed)"),
+        ("reset-window", "DURATION", "how long after plug-in a reset is allowed (default 10s)"),
+        ("state", "FILE", "keep the key's credentials in FILE across restarts"),
+    ]
+
+    /// Parses a spec; the error says which setting is wrong and why.
+    public init(spec: String) throws(VirtualKeyError) {
+        self.init()
+        for entry in spec.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let equals = entry.firstIndex(of: "=") else {
+                throw .configuration("'\(entry)' is not setting=value")
+            }
+            let name = entry[..<equals].trimmingSpaces()
+            let value = entry[entry.index(after: equals)...].trimmingSpaces()
+            try apply(setting: name, value: value)
+        }
+    }
+
+    /// Sets one setting by name, as a spec or a command-line flag gives it.
+    public mutating func apply(setting name: String, value: String) throws(VirtualKeyError) {
+        func invalid(_ expected: String) -> VirtualKeyError {
+            .configuration("\(name)=\(name == "pin" ? "<redacted>" : value): expected \(expected)")
+        }
+        switch name {
+        case "name", "product": productName = value
+        case "manufacturer": manufacturer = value
+        case "aaguid":
+            guard let bytes = Self.hexBytes(value), bytes.count == 16 else { throw invalid("32 hex digits") }
+            aaguid = bytes
+        case "pin": initialPIN = value
+        case "presence":
+            switch value {
+            case "immediate": presence = .immediate
+            case "never": presence = .never
+            case "denied": presence = .denied
+            case "manual": presence = .manual
+            default:
+                guard value.hasPrefix("after:"), let delay = Self.duration(String(value.dropFirst(6))) else {
+                    throw invalid("immediate, after:DURATION, never, denied or manual")
+                }
+                presence = .after(delay)
+            }
+        case "presence-timeout":
+            guard let timeout = Self.duration(value) else { throw invalid("a duration such as 30s or 500ms") }
+            presenceTimeout = timeout
+        case "uv":
+            switch value {
+            case "match": userVerification = .match
+            case "nomatch", "no-match": userVerification = .noMatch
+            default: throw invalid("match or nomatch")
+            }
+        case "fingerprint":
+            guard let flag = Self.flag(value) else { throw invalid("yes or no") }
+            fingerprintSensor = flag
+        case "capacity":
+            guard let count = Int(value), count >= 0, count <= 10_000 else { throw invalid("a number from 0 to 10000") }
+            residentCredentialCapacity = count
+        case "attestation":
+            guard let mode = AttestationMode(rawValue: value) else { throw invalid("packed, self or none") }
+            attestation = mode
+        case "reset-window":
+            guard let window = Self.duration(value) else { throw invalid("a duration such as 10s") }
+            resetWindow = window
+        case "state": stateFile = value
+        default:
+            let known = Self.specSettings.map(\.name).joined(separator: ", ")
+            throw .configuration("unknown setting '\(name)' (known: \(known))")
+        }
+    }
+
+    /// `500ms`, `2s`, `1.5s`, or a bare number of milliseconds.
+    static func duration(_ text: String) -> Duration? {
+        if text.hasSuffix("ms"), let ms = Int(text.dropLast(2)), ms >= 0 { return .milliseconds(ms) }
+        if text.hasSuffix("s"), let seconds = Double(text.dropLast(1)), seconds >= 0 {
+            return .milliseconds(Int(seconds * 1000))
+        }
+        if let ms = Int(text), ms >= 0 { return .milliseconds(ms) }
+        return nil
+    }
+
+    static func flag(_ text: String) -> Bool? {
+        switch text {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default: return nil
+        }
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.filter { $0 != "-" }.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

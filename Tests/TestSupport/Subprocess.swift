@@ -1,0 +1,113 @@
+import Foundation
+
+/// The directory holding the package's built executables: the one the test
+/// bundle itself was built into.
+public let builtProductsDirectory: String = {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return (executable as NSString).deletingLastPathComponent
+}()
+
+/// The path of one of the package's executables, such as `authkeyd-virtkey`.
+public func builtProduct(_ name: String) -> String { "\(builtProductsDirectory)/\(name)" }
+
+/// What a finished command printed and how it ended.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+}
+
+/// Runs a command to completion, feeding it `input`.
+@discardableResult
+public func run(_ executable: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes to the end before waiting, so a chatty child cannot block.
+    let output = Thread.detachAndRead(stdout.fileHandleForReading)
+    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(
+        status: process.terminationStatus, standardOutput: String(decoding: output.wait(), as: UTF8.self),
+        standardError: String(decoding: errors, as: UTF8.self))
+}
+
+/// Whether a program is on PATH.
+public func isInstalled(_ program: String) -> Bool {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+    }
+}
+
+/// A started program that is stopped (SIGTERM, then SIGKILL) when the value goes away.
+public final class BackgroundProcess: @unchecked Sendable {
+    public let process = Process()
+    private let output = Pipe()
+
+    public init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// Waits until `condition` holds, checking every 10 ms, for at most `timeout`.
+public func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+extension Thread {
+    /// Reads a pipe to its end on a thread of its own.
+    fileprivate static func detachAndRead(_ handle: FileHandle) -> PendingRead {
+        let pending = PendingRead()
+        Thread.detachNewThread {
+            pending.finish(handle.readDataToEndOfFile())
+        }
+        return pending
+    }
+}
+
+fileprivate final class PendingRead: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data: Data?
+
+    func finish(_ value: Data) {
+        condition.lock()
+        data = value
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait() -> Data {
+        condition.lock()
+        defer { condition.unlock() }
+        while data == nil { condition.wait() }
+        return data!
+    }
+}
