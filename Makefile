@@ -29,7 +29,7 @@ test: build
 # Figures for BENCHMARKS.md (release build, pinned to one core).
 bench: deps
 	$(SWIFT) build -c release --product authkeyd-bench
-	scripts/bench > BENCHMARKS.md.new && mv BENCHMARKS.md.new BENCHMARKS.md
+	scripts/bench > .build/BENCHMARKS.md.new && mv .build/BENCHMARKS.md.new BENCHMARKS.md
 	@cat BENCHMARKS.md
 
 clean:
