@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CSystem"]),
         .target(name: "Crypto", dependencies: ["CCrypto"]),
 
+        // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
+        .target(name: "AuthProtocol"),
+
         // The Swift face of libfido2.
         .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "SystemKit"]),
 
@@ -49,6 +52,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
