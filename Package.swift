@@ -10,6 +10,7 @@ let package = Package(
     name: "authkeyd",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "authkeyd", targets: ["authkeyd"]),
         .executable(name: "authkeyd-virtkey", targets: ["authkeyd-virtkey"]),
         .executable(name: "virtkey-demo", targets: ["virtkey-demo"]),
         .library(name: "FIDO2", targets: ["FIDO2"]),
@@ -44,6 +45,12 @@ let package = Package(
         // A software CTAP 2.1 authenticator and its front ends.
         .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
 
+        // The broker: socket server, key registry and hotplug, operations, policy.
+        .target(
+            name: "AuthDaemon",
+            dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "CUdev", "CBOR", "Crypto"]),
+
+        .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
         .executableTarget(name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey"], path: "Benchmarks"),

@@ -43,8 +43,25 @@ public final class SocketConnection: HIDReportConnection {
         return nil
     }
 
+    /// Blocks until the server hangs up (or `close()` is called), without
+    /// reading: libfido2 keeps the data. For a host that must notice a
+    /// vanished key at once, not at its next request.
+    public func waitUntilHungUp() {
+        while !isHungUp && !closed.load(ordering: .acquiring) {
+            // Asking only for POLLRDHUP: data stays for libfido2, and
+            // `close()` wakes us with POLLHUP through its shutdown.
+            var descriptor = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
+            let ready = poll(&descriptor, 1, -1)
+            if ready < 0 && errno != EINTR { break }
+            if ready > 0 && descriptor.revents & (Int16(POLLHUP | POLLERR | POLLNVAL) | pollReadHangUp) != 0 { break }
+        }
+        hungUp.store(true, ordering: .releasing)
+    }
+
     public func close() {
         if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+            // shutdown first wakes any thread blocked on the descriptor.
+            shutdown(fd, Int32(SHUT_RDWR))
             Glibc.close(fd)
         }
     }

@@ -14,3 +14,7 @@ public func setNonBlocking(_ fd: Int32, _ enabled: Bool = true) throws(SystemErr
     let wanted = enabled ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
     if wanted != flags { try retryingOnInterrupt("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, wanted) } }
 }
+
+/// `POLLRDHUP`: the peer shut down its writing side. Linux ABI (0x2000);
+/// Swift's Glibc module is built without `_GNU_SOURCE` and does not see it.
+public let pollReadHangUp = Int16(0x2000)

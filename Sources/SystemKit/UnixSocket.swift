@@ -125,3 +125,17 @@ public struct PeerCredentials: Equatable, Sendable {
         self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
 }
+
+/// The peer's supplementary groups as the kernel recorded them at connect
+/// time (`SO_PEERGROUPS`, Linux 4.13): group membership without trusting
+/// /etc/group to be what it was when the client logged in.
+public func peerGroups(socket fd: Int32) throws(SystemError) -> [gid_t] {
+    var groups = [gid_t](repeating: 0, count: 64)
+    while true {
+        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        let result = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, $0.baseAddress, &length) }
+        if result == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size)) }
+        guard errno == ERANGE, groups.count < 65_536 else { throw SystemError("getsockopt(SO_PEERGROUPS)") }
+        groups = [gid_t](repeating: 0, count: max(groups.count * 2, Int(length) / MemoryLayout<gid_t>.size))
+    }
+}

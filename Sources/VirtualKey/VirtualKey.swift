@@ -119,13 +119,14 @@ public final class VirtualKey: Sendable {
         plugInHandlers.withLock { $0 }.forEach { $0() }
     }
 
-    /// Runs `handler` whenever the key is unplugged (front ends drop clients).
-    func onUnplug(_ handler: @escaping @Sendable () -> Void) {
+    /// Runs `handler` whenever the key is unplugged: front ends drop their
+    /// hosts, a daemon takes the key out of service.
+    public func onUnplug(_ handler: @escaping @Sendable () -> Void) {
         unplugHandlers.withLock { $0.append(handler) }
     }
 
     /// Runs `handler` whenever the key is plugged back in (front ends serve again).
-    func onPlugIn(_ handler: @escaping @Sendable () -> Void) {
+    public func onPlugIn(_ handler: @escaping @Sendable () -> Void) {
         plugInHandlers.withLock { $0.append(handler) }
     }
 }

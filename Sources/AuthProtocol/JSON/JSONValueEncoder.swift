@@ -94,7 +94,24 @@ private func encode(_ value: some Encodable, into node: EncodingNode, codingPath
     case let bool as Bool: node.content = .value(.bool(bool))
     case let int as Int: node.content = .value(.integer(Int64(int)))
     case let json as JSONValue: node.content = .value(json)
+    case let dictionary as any StringKeyedDictionary:
+        // Dictionaries come out sorted by key, so output does not depend
+        // on hashing: the same value always reads the same.
+        try dictionary.encodeSorted(into: node, codingPath: codingPath)
     default: try value.encode(to: ValueEncoderBox(node: node, codingPath: codingPath))
+    }
+}
+
+private protocol StringKeyedDictionary {
+    func encodeSorted(into node: EncodingNode, codingPath: [any CodingKey]) throws
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
+    fileprivate func encodeSorted(into node: EncodingNode, codingPath: [any CodingKey]) throws {
+        node.content = .object(keys: [], members: [:])
+        for key in keys.sorted() {
+            try AuthProtocol.encode(self[key]!, into: node.child(forKey: key), codingPath: codingPath)
+        }
     }
 }
 

@@ -1,0 +1,300 @@
+import AuthProtocol
+import Dispatch
+import FIDO2
+import Glibc
+import SystemKit
+import VirtualKey
+
+/// The daemon's one place of mutable state: connected clients, the keys,
+/// and the requests between them.
+///
+/// An actor on the daemon's Dispatch queue: socket and signal sources run
+/// on that queue and enter it synchronously (`assumeIsolated`), and the
+/// requests that wait on keys run as tasks on it, so there is a single
+/// thread of control and no locks. Blocking libfido2 calls run on each
+/// key's own worker thread.
+public actor Broker {
+    let executor: QueueExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    nonisolated var queue: DispatchQueue { executor.queue }
+
+    let logger: Logger
+    var configuration: DaemonConfiguration
+    var policy: AccessPolicy
+    let environment: [String: String]
+
+    var sessions: [Int: Session] = [:]
+    private var nextSessionID = 1
+    /// The keys in the order they arrived, by id.
+    var keys: [String: RegisteredKey] = [:]
+    var keyOrder: [String] = []
+    private var nextKeyNumber: [Transport: Int] = [:]
+    /// The in-process virtual keys, by key id, with the spec each came from.
+    var virtualKeys: [String: (spec: String, key: VirtualKey)] = [:]
+    var isShuttingDown = false
+
+    public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
+        executor = QueueExecutor(label: "authkeyd.broker")
+        self.configuration = configuration
+        self.logger = logger
+        self.environment = environment
+        policy = AccessPolicy(allowUsers: configuration.allowUsers, allowAdmins: configuration.allowAdmins)
+    }
+
+    // MARK: - Clients
+
+    /// A new connection from the listener: check who it is, then serve it.
+    func accept(_ fd: Int32) {
+        let connection = ClientConnection(fd: fd, queue: queue, maxLineLength: configuration.maxLineBytes)
+        guard !isShuttingDown else {
+            return refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
+        }
+        guard let peer = try? PeerIdentity(socket: fd) else {
+            return refuse(connection, RPCError(.internalError, "cannot read the peer's credentials"))
+        }
+        let rights = policy.rights(for: peer)
+        guard rights.contains(.use) else {
+            logger.notice("refused uid \(peer.uid) (pid \(peer.pid)): not allowed to use security keys")
+            return refuse(connection, RPCError(.permissionDenied, "uid \(peer.uid) may not use authkeyd (see allow-users in authkeyd.conf(5))"))
+        }
+        guard sessions.count < configuration.maxClients else {
+            logger.warning("refused uid \(peer.uid): \(configuration.maxClients) clients already connected")
+            return refuse(connection, RPCError(.busy, "too many clients (limit \(configuration.maxClients)); try again later"))
+        }
+        let id = nextSessionID
+        nextSessionID += 1
+        let session = Session(id: id, connection: connection, peer: peer, rights: rights)
+        sessions[id] = session
+        logger.debug("client \(id) connected: uid \(peer.uid), pid \(peer.pid)")
+        connection.start({ [unowned self] event in
+            self.assumeIsolated { broker in broker.connectionEvent(event, session: session) }
+        }, onClosed: { [unowned self] in
+            self.assumeIsolated { broker in broker.sessionEnded(session) }
+        })
+    }
+
+    private func refuse(_ connection: ClientConnection, _ error: RPCError) {
+        connection.send(RPCMessage.errorResponse(id: nil, error: error).line())
+        connection.closeAfterFlush()
+    }
+
+    private func connectionEvent(_ event: ClientConnection.Event, session: Session) {
+        switch event {
+        case .line(let line):
+            received(line, from: session)
+        case .lineTooLong:
+            session.send(.errorResponse(
+                id: nil, error: RPCError(.tooLarge, "a line is longer than \(configuration.maxLineBytes) bytes; closing")))
+            session.connection.closeAfterFlush()
+        case .endOfInput(let hungUp):
+            if hungUp || session.inFlight.isEmpty {
+                session.connection.closeAfterFlush()
+            } else {
+                // Half-closed: answer what was asked, then close.
+                session.inputEnded = true
+            }
+        }
+    }
+
+    /// The client is gone: everything it started ends, and the keys it was
+    /// using are freed.
+    private func sessionEnded(_ session: Session) {
+        sessions[session.id] = nil
+        for request in session.inFlight.values {
+            request.cancel(RPCError(.cancelled, "the client disconnected"))
+        }
+        session.inFlight = [:]
+        for waiter in session.awaitingReply.values {
+            waiter.resume(returning: .failure(RPCError(.cancelled, "the client disconnected")))
+        }
+        session.awaitingReply = [:]
+        logger.debug("client \(session.id) disconnected")
+    }
+
+    // MARK: - Messages
+
+    private func received(_ line: UnsafeBufferPointer<UInt8>, from session: Session) {
+        let message: RPCMessage
+        do {
+            message = try RPCMessage.parse(line)
+        } catch {
+            session.send(.errorResponse(id: error.id, error: error.error))
+            return
+        }
+        switch message {
+        case .request(let id, let method, let params):
+            handleRequest(id: id, method: method, params: params, session: session)
+        case .notification:
+            // Nothing a client can notify the daemon of; JSON-RPC forbids replying.
+            break
+        case .response(let id, let result):
+            session.awaitingReply.removeValue(forKey: id)?.resume(returning: .success(result))
+        case .errorResponse(let id, let error):
+            if let id { session.awaitingReply.removeValue(forKey: id)?.resume(returning: .failure(error)) }
+        }
+    }
+
+    private func handleRequest(id: RPCID, method: String, params: JSONValue?, session: Session) {
+        guard session.inFlight[id] == nil else {
+            return session.send(.errorResponse(id: id, error: RPCError(.invalidRequest, "request id \(id) is already in use")))
+        }
+        do throws(RPCError) {
+            switch try route(method, id: id, params: params, session: session) {
+            case .done(let result):
+                session.send(.response(id: id, result: result))
+            case .started:
+                break
+            }
+        } catch {
+            session.send(.errorResponse(id: id, error: error))
+        }
+    }
+
+    enum Handling {
+        /// Answered at once.
+        case done(JSONValue)
+        /// Answered later, by the request's task.
+        case started
+    }
+
+    /// Starts a request that waits on keys or on the client: it runs as a
+    /// task on the broker, can be cancelled, and is answered when done.
+    func start(
+        _ method: String, id: RPCID, session: Session,
+        _ work: @escaping (InFlightRequest) async throws(RPCError) -> JSONValue
+    ) throws(RPCError) -> Handling {
+        guard session.inFlight.count < configuration.maxRequestsPerClient else {
+            throw RPCError(.busy, "too many requests in flight on this connection (limit \(configuration.maxRequestsPerClient))")
+        }
+        let request = InFlightRequest(method: method)
+        session.inFlight[id] = request
+        request.task = Task {
+            let outcome: Result<JSONValue, RPCError>
+            do throws(RPCError) { outcome = .success(try await work(request)) } catch { outcome = .failure(error) }
+            self.finish(id: id, request: request, session: session, outcome: outcome)
+        }
+        return .started
+    }
+
+    private func finish(id: RPCID, request: InFlightRequest, session: Session, outcome: Result<JSONValue, RPCError>) {
+        guard session.inFlight[id] === request else { return }
+        session.inFlight[id] = nil
+        if let cancellation = request.cancellation {
+            session.send(.errorResponse(id: id, error: cancellation))
+        } else {
+            switch outcome {
+            case .success(let result): session.send(.response(id: id, result: result))
+            case .failure(let error): session.send(.errorResponse(id: id, error: error))
+            }
+        }
+        if session.inputEnded && session.inFlight.isEmpty { session.connection.closeAfterFlush() }
+    }
+
+    // MARK: - Notifications
+
+    /// Sends one notification to every client that asked to watch; the line
+    /// is serialised once, however many are watching.
+    func notifyWatchers(_ method: String, _ params: some Encodable) {
+        let line = RPCMessage.notification(method: method, params: encode(params)).line()
+        for session in sessions.values where session.watching { session.send(line: line) }
+    }
+
+    /// Sends `operation.status` for one request.
+    func sendStatus(_ status: OperationStatus.Status, request id: RPCID, key: RegisteredKey?, to session: Session) {
+        let params = OperationStatus(request: id.json, status: status, authenticator: key?.id)
+        session.send(.notification(method: Method.operationStatus, params: encode(params)))
+    }
+
+    // MARK: - Keys
+
+    /// Brings a key into service: opens it on a worker thread of its own,
+    /// reads getInfo, gives it an id, and tells the watchers.
+    @discardableResult
+    func bringUp(
+        transport: Transport, path: String, manufacturer: String, product: String, vendorID: UInt16 = 0,
+        productID: UInt16 = 0, open: @escaping @Sendable () throws(FIDO2Error) -> Device
+    ) async -> RegisteredKey? {
+        let number = (nextKeyNumber[transport] ?? 0) + 1
+        nextKeyNumber[transport] = number
+        let id = Self.idPrefix(transport) + String(number)
+        let worker = DeviceWorker(name: id)
+        let info: AuthenticatorInfo
+        do {
+            try await worker.open(open)
+            info = try await worker.run { device throws(FIDO2Error) in try device.info() }
+        } catch {
+            logger.warning("cannot use the key at \(path): \(error)")
+            worker.stop()
+            return nil
+        }
+        guard !isShuttingDown else {
+            worker.stop()
+            return nil
+        }
+        let key = RegisteredKey(
+            id: id, transport: transport, path: path, manufacturer: manufacturer, product: product,
+            vendorID: vendorID, productID: productID, worker: worker, info: info)
+        keys[id] = key
+        keyOrder.append(id)
+        logger.info("key \(id) added: \(product) (\(transport.rawValue), \(path))")
+        notifyWatchers(Method.authenticatorAdded, AuthenticatorEvent(authenticator: wire(key)))
+        return key
+    }
+
+    /// Takes a key out of service (unplugged, its socket gone): what ran on
+    /// it is cancelled, and the watchers are told.
+    func takeDown(_ key: RegisteredKey) {
+        guard keys.removeValue(forKey: key.id) != nil else { return }
+        keyOrder.removeAll { $0 == key.id }
+        key.worker.stop()
+        logger.info("key \(key.id) removed (\(key.path))")
+        notifyWatchers(Method.authenticatorRemoved, AuthenticatorEvent(authenticator: wire(key)))
+    }
+
+    func key(atPath path: String) -> RegisteredKey? {
+        keys.values.first { $0.path == path }
+    }
+
+    /// Re-reads a key's getInfo and tells the watchers if it changed.
+    func refresh(_ key: RegisteredKey) async {
+        if await key.refreshInfo(), keys[key.id] != nil {
+            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
+        }
+    }
+
+    static func idPrefix(_ transport: Transport) -> String {
+        switch transport {
+        case .usb: return "u"
+        case .virtual: return "v"
+        case .socket: return "s"
+        case .uhid: return "h"
+        }
+    }
+
+    /// The key as clients see it.
+    func wire(_ key: RegisteredKey) -> Authenticator {
+        key.wire(name: nil)
+    }
+
+    var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }
+}
+
+/// Encodes a wire value; the protocol's own types always encode.
+func encode(_ value: some Encodable) -> JSONValue {
+    do {
+        return try JSONValueEncoder().encode(value)
+    } catch {
+        preconditionFailure("wire types always encode: \(error)")
+    }
+}
+
+/// Decodes method parameters; absent params are an empty object.
+func decode<T: Decodable>(_ type: T.Type, _ params: JSONValue?) throws(RPCError) -> T {
+    do {
+        return try JSONValueDecoder().decode(type, from: params ?? .object([:]))
+    } catch let error as JSONDecodingError {
+        throw RPCError(.invalidParams, "invalid params: \(error)")
+    } catch {
+        throw RPCError(.invalidParams, "invalid params: \(error)")
+    }
+}

@@ -1,0 +1,218 @@
+import AuthProtocol
+import Dispatch
+import Glibc
+import SystemKit
+
+/// Starts the broker and everything around it: the listening socket (its
+/// own or systemd's), the key sources, signals, and the service manager's
+/// notifications.
+public final class Daemon: @unchecked Sendable {
+    // Mutable state is touched only on the broker's queue after `start`.
+    public let broker: Broker
+    let logger: Logger
+    private var configuration: DaemonConfiguration
+    private let commandLine: [String]
+    private let environment: [String: String]
+    /// The policy as configured at start, for the socket's permissions.
+    private let policy: AccessPolicy
+    private var listener: Int32 = -1
+    private var listenerSource: (any DispatchSourceRead)?
+    /// Whether we made the socket file (and so remove it on the way out).
+    private var ownsSocketFile = false
+    private var socketPath = ""
+    private var signalSources: [any DispatchSourceSignal] = []
+    private var attached: [String: AttachedKeyWatcher] = [:]
+    private var usb: USBKeyWatcher?
+    /// SIGTERM: everything done by then, or exit regardless.
+    static let shutdownDeadline: Duration = .milliseconds(4500)
+
+    public init(configuration: DaemonConfiguration, commandLine: [String], environment: [String: String]) {
+        self.configuration = configuration
+        self.commandLine = commandLine
+        self.environment = environment
+        logger = Logger(level: configuration.logLevel, environment: environment)
+        policy = AccessPolicy(allowUsers: configuration.allowUsers, allowAdmins: configuration.allowAdmins)
+        broker = Broker(configuration: configuration, logger: logger, environment: environment)
+    }
+
+    /// Runs until SIGTERM; never returns.
+    public func run() -> Never {
+        do {
+            try start()
+        } catch {
+            logger.error("\(error)")
+            exit(1)
+        }
+        dispatchMain()
+    }
+
+    func start() throws(ConfigurationError) {
+        // Nobody may read PINs and tokens out of this process: no core
+        // dumps, no ptrace by the same uid.
+        setProcessDumpable(false)
+        signal(SIGPIPE, SIG_IGN)
+        for name in policy.unresolved {
+            logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
+        }
+        try openListener()
+        broker.queue.async { [self] in
+            startListening()
+            startKeySources()
+            installSignalHandlers()
+            Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
+            logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
+        }
+    }
+
+    // MARK: - The socket
+
+    private func openListener() throws(ConfigurationError) {
+        socketPath = configuration.resolvedSocketPath(environment: environment)
+        if let inherited = Systemd.inheritedListener(environment: environment) {
+            listener = inherited
+            logger.info("using the socket systemd passed (socket activation)")
+        } else {
+            listener = try bindSocket(at: socketPath)
+            ownsSocketFile = true
+        }
+        do { try setNonBlocking(listener) } catch { throw ConfigurationError("\(error)") }
+    }
+
+    /// Binds the socket: refuses when another daemon serves it, replaces a
+    /// stale file, and sets the permissions the policy calls for.
+    private func bindSocket(at path: String) throws(ConfigurationError) -> Int32 {
+        if UnixSocket.isListening(path: path, kind: .stream) {
+            throw ConfigurationError("another authkeyd is already serving \(path)")
+        }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if !directory.isEmpty && access(directory, F_OK) != 0 { mkdir(directory, 0o755) }
+        unlink(path)
+        let permissions = policy.socketPermissions()
+        let mode = configuration.socketMode ?? permissions.mode
+        // Created with no access for anyone, opened up once its owner is right.
+        let previous = umask(0o777)
+        defer { umask(previous) }
+        let fd: Int32
+        do { fd = try UnixSocket.listen(path: path, kind: .stream, backlog: 1024) } catch {
+            throw ConfigurationError("cannot serve \(path): \(error)")
+        }
+        if let group = permissions.group, chown(path, geteuid(), group) != 0 {
+            logger.warning("cannot give \(path) to group \(group): \(SystemError("chown"))")
+        }
+        chmod(path, mode)
+        return fd
+    }
+
+    private func startListening() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: broker.queue)
+        source.setEventHandler { [self] in
+            while let fd = try? UnixSocket.accept(listener, nonBlocking: true) {
+                broker.assumeIsolated { $0.accept(fd) }
+            }
+        }
+        listenerSource = source
+        source.resume()
+    }
+
+    // MARK: - Keys
+
+    private func startKeySources() {
+        let broker = broker
+        for spec in configuration.virtualKeys {
+            Task { await broker.bringUpVirtualKey(spec: spec) }
+        }
+        reconcileAttachedKeys()
+        if configuration.usb {
+            let watcher = USBKeyWatcher(broker: broker, logger: logger)
+            watcher.start()
+            usb = watcher
+        }
+    }
+
+    private func reconcileAttachedKeys() {
+        for (path, watcher) in attached where !configuration.attachPaths.contains(path) {
+            watcher.stop()
+            attached[path] = nil
+            let broker = broker
+            Task { if let key = await broker.key(atPath: "unix:\(path)") { await broker.takeDown(key) } }
+        }
+        for path in configuration.attachPaths where attached[path] == nil {
+            do {
+                let watcher = try AttachedKeyWatcher(path: path, broker: broker)
+                watcher.start()
+                attached[path] = watcher
+            } catch {
+                logger.error("cannot attach unix:\(path): \(error)")
+            }
+        }
+    }
+
+    // MARK: - Signals
+
+    private func installSignalHandlers() {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: broker.queue)
+            source.setEventHandler { [self] in
+                if number == SIGHUP { reload() } else { shutDown() }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// SIGHUP: reads the config file again (and the command line over it)
+    /// and applies what can change while running.
+    private func reload() {
+        Systemd.notify("RELOADING=1", environment: environment)
+        var fresh = DaemonConfiguration()
+        fresh.userInstance = configuration.userInstance
+        fresh.configFile = configuration.configFile
+        if fresh.userInstance {
+            fresh.allowUsers = configuration.allowUsers
+            fresh.allowAdmins = configuration.allowAdmins
+        }
+        do {
+            try fresh.loadConfigFile(required: false)
+            try fresh.applyFlags(Array(commandLine.dropFirst()))
+        } catch {
+            logger.error("reload failed, keeping the running configuration: \(error)")
+            Systemd.notify("READY=1", environment: environment)
+            return
+        }
+        if fresh.resolvedSocketPath(environment: environment) != socketPath {
+            logger.warning("the socket path changed; it takes effect at the next start")
+        }
+        configuration = fresh
+        logger.level = fresh.logLevel
+        reconcileAttachedKeys()
+        let broker = broker
+        Task {
+            await broker.reconfigure(fresh)
+            await broker.reconcileVirtualKeys(with: fresh.virtualKeys)
+            Systemd.notify("READY=1", environment: environment)
+        }
+        logger.notice("configuration reloaded")
+    }
+
+    /// SIGTERM: stop taking clients, cancel every operation, tell every
+    /// client, and exit within the deadline whatever happens.
+    private func shutDown() {
+        guard listenerSource != nil else { return }
+        Systemd.notify("STOPPING=1", environment: environment)
+        logger.notice("shutting down")
+        listenerSource?.cancel()
+        listenerSource = nil
+        if ownsSocketFile { unlink(socketPath) }
+        attached.values.forEach { $0.stop() }
+        usb?.stop()
+        let broker = broker
+        broker.queue.asyncAfter(deadline: .now() + .milliseconds(Self.shutdownDeadline.wholeMilliseconds)) {
+            exit(0)
+        }
+        Task {
+            await broker.shutDown()
+            exit(0)
+        }
+    }
+}

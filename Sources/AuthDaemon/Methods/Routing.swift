@@ -1,0 +1,88 @@
+import AuthProtocol
+import FIDO2
+
+extension Broker {
+    /// The methods clients may call, and the right each needs.
+    func route(_ method: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
+        switch method {
+        case Method.hello: return .done(try hello(params, session: session))
+        case Method.listAuthenticators: return .done(encode(AuthenticatorList(authenticators: orderedKeys.map(wire))))
+        case Method.authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
+        case Method.watchAuthenticators:
+            session.watching = true
+            return .done(encode(AuthenticatorList(authenticators: orderedKeys.map(wire))))
+        case Method.selectAuthenticator: return try selectByTouch(params, id: id, session: session)
+        case Method.cancelOperation: return .done(try cancelOperation(params, session: session))
+        default:
+            throw RPCError(.methodNotFound, "no method \"\(method)\" (see authkeyd-protocol(7))")
+        }
+    }
+
+    /// The methods `hello` advertises.
+    static let capabilities = [
+        Method.listAuthenticators, Method.authenticatorInfo, Method.watchAuthenticators, Method.selectAuthenticator,
+        Method.cancelOperation,
+    ]
+
+    private func hello(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
+        let hello = try decode(HelloParams.self, params)
+        if let requested = hello.protocol, requested != protocolVersion {
+            throw RPCError(.unsupported, "protocol \(requested) is not supported; this daemon speaks protocol \(protocolVersion)")
+        }
+        session.clientName = hello.client
+        return encode(HelloResult(
+            protocol: protocolVersion, daemon: "authkeyd/\(DaemonConfiguration.version)", capabilities: Self.capabilities,
+            uid: Int(session.peer.uid), canManage: session.rights.contains(.manage)))
+    }
+
+    /// The key a request names, or `noAuthenticator`.
+    func requireKey(_ id: String) throws(RPCError) -> RegisteredKey {
+        guard let key = keys[id] else {
+            throw RPCError(.noAuthenticator, "no authenticator \"\(id)\" (authenticators.list shows the present ones)")
+        }
+        return key
+    }
+
+    private func authenticatorInfo(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let key = try requireKey(try decode(AuthenticatorParams.self, params).authenticator)
+        return try start(Method.authenticatorInfo, id: id, session: session) { [self] request throws(RPCError) in
+            request.onCancel.append { key.worker.cancel() }
+            let info = key.info
+            let retries = try await key.worker.run({ device throws(FIDO2Error) -> Retries in
+                Retries(
+                    pin: info.options["clientPin"] != nil ? try? device.pinRetries() : nil,
+                    uv: info.options["uv"] != nil ? try? device.uvRetries() : nil)
+            }, mapError: { RPCError($0, doing: "reading the key's information") })
+            return encode(AuthenticatorDetails(authenticator: wire(key), info: key.wireInfo(pinRetries: retries.pin, uvRetries: retries.uv)))
+        }
+    }
+
+    private func cancelOperation(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
+        let target = try decode(CancelParams.self, params)
+        let id: RPCID
+        switch target.id {
+        case .integer(let n): id = .number(n)
+        case .string(let s): id = .string(s)
+        default: throw RPCError(.invalidParams, "invalid params: id: expected a string or a number")
+        }
+        // Only the client's own requests: another client's ids are not even seen.
+        guard let request = session.inFlight[id] else { return ["cancelled": false] }
+        request.cancel(RPCError(.cancelled, "cancelled by the client"))
+        return ["cancelled": true]
+    }
+}
+
+/// PIN and UV attempts left, as a key reports them.
+struct Retries: Sendable {
+    var pin: Int?
+    var uv: Int?
+}
+
+extension DeviceWorker {
+    /// Runs a job and turns libfido2's error into the protocol's.
+    func run<T: Sendable>(
+        _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T, mapError: (FIDO2Error) -> RPCError
+    ) async throws(RPCError) -> T {
+        do { return try await run(body) } catch { throw mapError(error) }
+    }
+}

@@ -1,0 +1,87 @@
+import AuthProtocol
+import Dispatch
+import FIDO2
+import Glibc
+import SystemKit
+
+/// Follows one `--attach unix:PATH` key: connects when its socket appears
+/// (inotify on the directory, no polling), and takes the key out of
+/// service when the server hangs up, to bring it back when it returns.
+final class AttachedKeyWatcher: @unchecked Sendable {
+    // Mutable state is touched only on the broker's queue.
+    let path: String
+    private let broker: Broker
+    private let inotify: Int32
+    private var source: (any DispatchSourceRead)?
+    private var connected = false
+    private var connecting = false
+
+    init(path: String, broker: Broker) throws(SystemError) {
+        self.path = path
+        self.broker = broker
+        inotify = try retryingOnInterrupt("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
+        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)
+        do {
+            try retryingOnInterrupt("inotify_add_watch(\(directory))") { inotify_add_watch(inotify, directory, mask) }
+        } catch {
+            close(inotify)
+            throw error
+        }
+    }
+
+    /// Starts watching; connects at once if the socket is already there.
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: inotify, queue: broker.queue)
+        source.setEventHandler { [weak self] in self?.directoryChanged() }
+        source.setCancelHandler { [inotify] in close(inotify) }
+        self.source = source
+        source.resume()
+        broker.queue.async { [weak self] in self?.tryConnect() }
+    }
+
+    func stop() {
+        source?.cancel()
+        source = nil
+    }
+
+    private func directoryChanged() {
+        // The events themselves are drained; what matters is whether the
+        // socket now accepts a connection.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(inotify, &buffer, buffer.count) > 0 {}
+        tryConnect()
+    }
+
+    private func tryConnect() {
+        guard !connected, !connecting, source != nil else { return }
+        guard let connection = try? SocketConnection(path: path) else { return }
+        connecting = true
+        Task { await self.bringUp(connection) }
+    }
+
+    private func bringUp(_ connection: SocketConnection) async {
+        let path = path
+        let key = await broker.bringUp(
+            transport: .socket, path: "unix:\(path)", manufacturer: "", product: "CTAPHID socket key"
+        ) { () throws(FIDO2Error) -> Device in
+            try Device.open(connection: connection, name: "unix:\(path)")
+        }
+        broker.queue.async { [self] in
+            connecting = false
+            guard let key else { return }
+            connected = true
+            // A thread that only waits for the server to hang up.
+            startThread(name: "hangup-\(key.id)") { [self] in
+                connection.waitUntilHungUp()
+                Task {
+                    await broker.takeDown(key)
+                    broker.queue.async { [self] in
+                        connected = false
+                        tryConnect()
+                    }
+                }
+            }
+        }
+    }
+}

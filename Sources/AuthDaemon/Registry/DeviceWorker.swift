@@ -1,0 +1,78 @@
+import FIDO2
+import Synchronization
+import SystemKit
+
+/// The thread that owns one open key. libfido2's calls block (a touch can
+/// take thirty seconds), so each key gets a thread of its own, off Swift's
+/// cooperative pool; jobs run one at a time, in the order they came.
+/// `cancel()` reaches a blocked call from outside through `fido_dev_cancel`.
+final class DeviceWorker: Sendable {
+    private enum Job: Sendable {
+        case run(@Sendable () -> Void)
+        case stop
+    }
+
+    let name: String
+    private let jobs = BlockingQueue<Job>()
+    private let device = Mutex<Device?>(nil)
+    /// Jobs queued or running, to tell "queued" from "processing".
+    private let pending = Atomic<Int>(0)
+
+    init(name: String) {
+        self.name = name
+        startThread(name: "key-\(name)") { [jobs] in
+            while let job = jobs.pop(timeoutMilliseconds: -1) {
+                switch job {
+                case .run(let body): body()
+                case .stop: return
+                }
+            }
+        }
+    }
+
+    /// Opens the key on the worker's thread.
+    func open(_ opener: @escaping @Sendable () throws(FIDO2Error) -> Device) async throws(FIDO2Error) {
+        let opened: Device = try await perform { () throws(FIDO2Error) -> Device in try opener() }
+        device.withLock { $0 = opened }
+    }
+
+    /// Runs `body` with the open key, after the jobs queued before it.
+    func run<T: Sendable>(_ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
+        try await perform { [self] () throws(FIDO2Error) -> T in
+            guard let open = device.withLock({ $0 }) else { throw FIDO2Error(code: -7, function: "key closed") }
+            return try body(open)
+        }
+    }
+
+    private func perform<T: Sendable>(_ body: @escaping @Sendable () throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
+        pending.add(1, ordering: .relaxed)
+        let result: Result<T, FIDO2Error> = await withCheckedContinuation { continuation in
+            jobs.push(.run { [self] in
+                let outcome = Result { () throws(FIDO2Error) -> T in try body() }
+                pending.subtract(1, ordering: .relaxed)
+                continuation.resume(returning: outcome)
+            })
+        }
+        return try result.get()
+    }
+
+    /// Whether jobs are queued or running now.
+    var isBusy: Bool { pending.load(ordering: .relaxed) > 0 }
+
+    /// Abandons the call in progress, if any (`fido_dev_cancel`).
+    func cancel() {
+        try? device.withLock { $0 }?.cancel()
+    }
+
+    /// Cancels what runs, closes the key and ends the thread after the
+    /// queued jobs (which then fail).
+    func stop() {
+        cancel()
+        let open = device.withLock { device -> Device? in
+            defer { device = nil }
+            return device
+        }
+        jobs.push(.run { open?.close() })
+        jobs.push(.stop)
+    }
+}

@@ -1,0 +1,166 @@
+import AuthProtocol
+import Dispatch
+import Glibc
+import SystemKit
+
+/// One client's socket: non-blocking reads framed into lines, and writes
+/// buffered for a client that reads slowly.
+///
+/// Confined to the daemon's queue: every method, and the Dispatch sources'
+/// handlers, run there, so nothing here is shared between threads.
+final class ClientConnection: @unchecked Sendable {
+    /// What the client sent. A line's bytes are valid only during the callback.
+    enum Event: @unchecked Sendable {
+        case line(UnsafeBufferPointer<UInt8>)
+        case lineTooLong
+        /// The client closed its end; `hungUp` when both directions are gone
+        /// (the process died or closed the socket), not just its writing side.
+        case endOfInput(hungUp: Bool)
+    }
+
+    let fd: Int32
+    private let queue: DispatchQueue
+    private var framer: LineFramer
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var outbox: [UInt8] = []
+    private var outboxStart = 0
+    private var closeWhenFlushed = false
+    private(set) var isClosed = false
+    /// Dispatch sources not yet cancelled; the descriptor may only be
+    /// closed once none watches it any more, or a reused number could be
+    /// watched by a stale source.
+    private var liveSources = 0
+    private var handler: ((Event) -> Void)?
+    private var onClosed: (() -> Void)?
+    /// A client that reads nothing while this much waits for it is dropped.
+    static let maxOutboxBytes = 8 << 20
+    private static let readChunk = 64 * 1024
+
+    init(fd: Int32, queue: DispatchQueue, maxLineLength: Int) {
+        self.fd = fd
+        self.queue = queue
+        framer = LineFramer(maxLineLength: maxLineLength)
+    }
+
+    /// Starts reading; `handler` receives the client's lines, `onClosed`
+    /// runs once when the connection is gone, whoever closed it.
+    func start(_ handler: @escaping (Event) -> Void, onClosed: @escaping () -> Void) {
+        self.handler = handler
+        self.onClosed = onClosed
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.readAvailable() }
+        watch(source)
+        readSource = source
+    }
+
+    private func readAvailable() {
+        var chunk = [UInt8](repeating: 0, count: Self.readChunk)
+        while !isClosed {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                chunk.withUnsafeBytes { raw in
+                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
+                        switch event {
+                        case .line(let line): handler?(.line(line))
+                        case .lineTooLong: handler?(.lineTooLong)
+                        }
+                    }
+                }
+                if framer.isBroken { return }
+                if count < chunk.count { return }
+                continue
+            }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+            // End of input (or a read error, which ends input as surely).
+            readSource?.cancel()
+            readSource = nil
+            handler?(.endOfInput(hungUp: count < 0 || peerHungUp()))
+            return
+        }
+    }
+
+    /// After end of input: did the peer shut down only its writing side
+    /// (it still reads our replies) or is it gone?
+    private func peerHungUp() -> Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&descriptor, 1, 0) >= 0 else { return true }
+        return descriptor.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
+    /// Queues bytes for the client; written at once when the socket takes them.
+    func send(_ bytes: [UInt8]) {
+        guard !isClosed, !closeWhenFlushed || outboxStart < outbox.count else { return }
+        outbox.append(contentsOf: bytes)
+        guard outbox.count - outboxStart <= Self.maxOutboxBytes else { return close() }
+        flush()
+    }
+
+    /// Sends what is queued, then closes.
+    func closeAfterFlush() {
+        closeWhenFlushed = true
+        readSource?.cancel()
+        readSource = nil
+        flush()
+    }
+
+    private func flush() {
+        while outboxStart < outbox.count && !isClosed {
+            let written = outbox.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + outboxStart, raw.count - outboxStart, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                outboxStart += written
+                continue
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && errno == EAGAIN {
+                armWriteSource()
+                return
+            }
+            return close()
+        }
+        outbox.removeAll(keepingCapacity: outbox.capacity <= 65_536)
+        outboxStart = 0
+        writeSource?.cancel()
+        writeSource = nil
+        if closeWhenFlushed { close() }
+    }
+
+    private func armWriteSource() {
+        guard writeSource == nil else { return }
+        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.flush() }
+        watch(source)
+        writeSource = source
+    }
+
+    private func watch(_ source: any DispatchSourceProtocol) {
+        liveSources += 1
+        // Strong on purpose: the descriptor must be closed even if the
+        // connection is let go before the cancellation completes.
+        source.setCancelHandler { self.sourceCancelled() }
+        source.resume()
+    }
+
+    private func sourceCancelled() {
+        liveSources -= 1
+        if isClosed && liveSources == 0 { Glibc.close(fd) }
+    }
+
+    /// Closes at once; queued output is dropped.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        readSource?.cancel()
+        writeSource?.cancel()
+        readSource = nil
+        writeSource = nil
+        outbox = []
+        if liveSources == 0 { Glibc.close(fd) }
+        let closed = onClosed
+        onClosed = nil
+        handler = nil
+        closed?()
+    }
+}

@@ -1,0 +1,71 @@
+import AuthProtocol
+
+/// One connected client, as the broker sees it: who it is, what it may do,
+/// and the requests open in both directions.
+///
+/// Touched only on the broker's executor (it is the broker's state, kept
+/// per client); `@unchecked Sendable` lets the queue-bound callbacks that
+/// enter the broker synchronously carry it.
+final class Session: @unchecked Sendable {
+    let id: Int
+    let connection: ClientConnection
+    let peer: PeerIdentity
+    let rights: Rights
+    /// Receives `authenticators.added/removed/changed`.
+    var watching = false
+    /// The client's requests still being worked on, by their id.
+    var inFlight: [RPCID: InFlightRequest] = [:]
+    /// The daemon's requests to the client (prompts) awaiting an answer.
+    var awaitingReply: [RPCID: CheckedContinuation<Result<JSONValue, RPCError>, Never>] = [:]
+    private var nextOutgoingID: Int64 = 1
+    /// The client shut down its writing side: finish, then close.
+    var inputEnded = false
+    var clientName: String?
+
+    init(id: Int, connection: ClientConnection, peer: PeerIdentity, rights: Rights) {
+        self.id = id
+        self.connection = connection
+        self.peer = peer
+        self.rights = rights
+    }
+
+    /// A fresh id for a daemon → client request. Strings, so that they can
+    /// never be mistaken for the client's own numeric ids in logs.
+    func newOutgoingID() -> RPCID {
+        defer { nextOutgoingID += 1 }
+        return .string("authkeyd-\(nextOutgoingID)")
+    }
+
+    func send(_ message: RPCMessage) {
+        connection.send(message.line())
+    }
+
+    func send(line: [UInt8]) {
+        connection.send(line)
+    }
+}
+
+/// A client request that takes time: its task, and how to stop it.
+/// Broker-confined, like `Session`.
+final class InFlightRequest: @unchecked Sendable {
+    let method: String
+    var task: Task<Void, Never>?
+    /// Runs when the request is cancelled (by the client, its death, a
+    /// timeout or shutdown), to stop the key: `fido_dev_cancel`.
+    var onCancel: [() -> Void] = []
+    private(set) var cancellation: RPCError?
+
+    init(method: String) { self.method = method }
+
+    var isCancelled: Bool { cancellation != nil }
+
+    /// Cancels once; the first reason stands.
+    func cancel(_ reason: RPCError) {
+        guard cancellation == nil else { return }
+        cancellation = reason
+        task?.cancel()
+        let hooks = onCancel
+        onCancel = []
+        hooks.forEach { $0() }
+    }
+}

@@ -1,0 +1,34 @@
+import Glibc
+import SystemKit
+
+/// systemd integration without libsystemd: socket activation and readiness
+/// notification are both a few lines of protocol (sd_listen_fds(3),
+/// sd_notify(3)).
+enum Systemd {
+    /// The first file descriptor systemd passes (`SD_LISTEN_FDS_START`).
+    static let firstInheritedDescriptor: Int32 = 3
+
+    /// The listening socket systemd passed us, if it passed one: only when
+    /// `LISTEN_PID` is this process. The variables are removed so that no
+    /// child process takes them for its own.
+    static func inheritedListener(environment: [String: String]) -> Int32? {
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pid = environment["LISTEN_PID"].flatMap({ pid_t($0) }), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1
+        else { return nil }
+        let fd = firstInheritedDescriptor
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return fd
+    }
+
+    /// Tells the service manager something (`READY=1`, `STOPPING=1`, …);
+    /// does nothing outside systemd.
+    static func notify(_ state: String, environment: [String: String]) {
+        guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty else { return }
+        try? sendDatagram(Array(state.utf8), to: path)
+    }
+}
