@@ -17,10 +17,10 @@ build: deps
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@! grep -E "warning:" $(BUILD_LOG) | grep -v "^warning: 'main'" || { echo "error: the build has warnings"; exit 1; }
 
-# The main job: a virtual security key walked through getInfo, register,
-# authenticate and verify, all through libfido2.
+# The main job: authkeyd serving virtual security keys, and authctl walking
+# through them.
 demo: build
-	.build/debug/virtkey-demo
+	scripts/demo
 
 # Every test: unit, protocol conformance, libfido2 end to end, fido2-tools.
 test: build

@@ -11,7 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "authkeyd", targets: ["authkeyd"]),
+        .executable(name: "authctl", targets: ["authctl"]),
         .executable(name: "authkeyd-virtkey", targets: ["authkeyd-virtkey"]),
+        .library(name: "AuthClient", targets: ["AuthClient"]),
         .executable(name: "virtkey-demo", targets: ["virtkey-demo"]),
         .library(name: "FIDO2", targets: ["FIDO2"]),
         .library(name: "VirtualKey", targets: ["VirtualKey"]),
@@ -50,19 +52,30 @@ let package = Package(
             name: "AuthDaemon",
             dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "CUdev", "CBOR", "Crypto"]),
 
+        // The client library: connection, correlation, notifications, prompts.
+        .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
+
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthClient"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
         .executableTarget(name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey"], path: "Benchmarks"),
 
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
+            path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
+        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "TestSupport"]),
+        // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["AuthClient", "AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,3 +17,17 @@ public func writeToStandardError(_ text: String) {
 public func flushStandardOutput() {
     fflush(nil)
 }
+
+/// The process environment as a dictionary.
+public func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}

@@ -25,7 +25,8 @@ public actor Broker {
 
     var sessions: [Int: Session] = [:]
     private var nextSessionID = 1
-    /// The keys in the order they arrived, by id.
+    /// The keys by id; `keyOrder` lists them USB first, then virtual,
+    /// socket and UHID keys, each kind in the order it arrived.
     var keys: [String: RegisteredKey] = [:]
     var keyOrder: [String] = []
     private var nextKeyNumber: [Transport: Int] = [:]
@@ -235,7 +236,9 @@ public actor Broker {
             id: id, transport: transport, path: path, manufacturer: manufacturer, product: product,
             vendorID: vendorID, productID: productID, worker: worker, info: info)
         keys[id] = key
-        keyOrder.append(id)
+        let rank = Transport.allCases.firstIndex(of: transport)!
+        let position = keyOrder.firstIndex { Transport.allCases.firstIndex(of: keys[$0]!.transport)! > rank }
+        keyOrder.insert(id, at: position ?? keyOrder.endIndex)
         logger.info("key \(id) added: \(product) (\(transport.rawValue), \(path))")
         notifyWatchers(Method.authenticatorAdded, AuthenticatorEvent(authenticator: wire(key)))
         return key

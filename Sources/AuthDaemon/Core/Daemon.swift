@@ -118,9 +118,9 @@ public final class Daemon: @unchecked Sendable {
 
     private func startKeySources() {
         let broker = broker
-        for spec in configuration.virtualKeys {
-            Task { await broker.bringUpVirtualKey(spec: spec) }
-        }
+        let specs = configuration.virtualKeys
+        // One after another, so that ids follow the order of the flags.
+        Task { for spec in specs { await broker.bringUpVirtualKey(spec: spec) } }
         reconcileAttachedKeys()
         if configuration.usb {
             let watcher = USBKeyWatcher(broker: broker, logger: logger)

@@ -91,17 +91,3 @@ extension String {
         return String(map { $0.isNewline ? " " : $0 })
     }
 }
-
-/// The process environment as a dictionary.
-public func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return result
-}

@@ -15,6 +15,11 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     private var source: (any DispatchSourceRead)?
     private var connected = false
     private var connecting = false
+    /// A socket file that refuses connections may be one its server has
+    /// bound but not yet listened on (inotify reports the bind): a few
+    /// retries, ever further apart, bridge that gap.
+    private var refusedRetries = 0
+    private static let maxRefusedRetries = 8
 
     init(path: String, broker: Broker) throws(SystemError) {
         self.path = path
@@ -50,12 +55,24 @@ final class AttachedKeyWatcher: @unchecked Sendable {
         // socket now accepts a connection.
         var buffer = [UInt8](repeating: 0, count: 4096)
         while read(inotify, &buffer, buffer.count) > 0 {}
+        refusedRetries = 0
         tryConnect()
     }
 
     private func tryConnect() {
         guard !connected, !connecting, source != nil else { return }
-        guard let connection = try? SocketConnection(path: path) else { return }
+        let connection: SocketConnection
+        do {
+            connection = try SocketConnection(path: path)
+        } catch {
+            if error.code == ECONNREFUSED && refusedRetries < Self.maxRefusedRetries {
+                refusedRetries += 1
+                let delay = 5 << refusedRetries
+                broker.queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in self?.tryConnect() }
+            }
+            return
+        }
+        refusedRetries = 0
         connecting = true
         Task { await self.bringUp(connection) }
     }

@@ -1,0 +1,228 @@
+import AuthProtocol
+import Glibc
+import Synchronization
+import SystemKit
+
+/// A notification from the daemon.
+public struct DaemonNotification: Sendable, Equatable {
+    public var method: String
+    public var params: JSONValue
+}
+
+/// A connection to authkeyd: JSON-RPC 2.0 over its Unix socket, both ways.
+///
+/// Calls are `async` and correlated by id; notifications arrive on
+/// `notifications`; the daemon's own requests (the UI handshake) go to the
+/// `requestHandler`. One thread reads the socket; writes are serialised.
+public final class AuthClient: Sendable {
+    public typealias RequestHandler = @Sendable (_ method: String, _ params: JSONValue) async -> Result<JSONValue, RPCError>
+
+    private let fd: Int32
+    private let writeLock = Lock()
+    private let state = Mutex(State())
+    private let notificationContinuation: AsyncStream<DaemonNotification>.Continuation
+    /// Every notification the daemon sends, in order.
+    public let notifications: AsyncStream<DaemonNotification>
+
+    private struct State {
+        var nextID: Int64 = 1
+        var pending: [RPCID: CheckedContinuation<Result<JSONValue, AuthClientError>, Never>] = [:]
+        var statusHandlers: [RPCID: @Sendable (OperationStatus) -> Void] = [:]
+        var requestHandler: RequestHandler?
+        var closed = false
+    }
+
+    /// The socket path a client uses when none is given: `AUTHKEYD_SOCKET`,
+    /// then the user instance's if it exists, then the system instance's.
+    public static func defaultSocketPath(environment: [String: String]) -> String {
+        if let explicit = environment["AUTHKEYD_SOCKET"], !explicit.isEmpty { return explicit }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access("\(runtime)/authkeyd.sock", F_OK) == 0 {
+            return "\(runtime)/authkeyd.sock"
+        }
+        return "/run/authkeyd/authkeyd.sock"
+    }
+
+    public init(socketPath: String) throws(AuthClientError) {
+        do {
+            fd = try UnixSocket.connect(path: socketPath, kind: .stream)
+        } catch {
+            throw .cannotConnect(path: socketPath, error)
+        }
+        (notifications, notificationContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        startThread(name: "authclient-read") { [self] in readLoop() }
+    }
+
+    deinit { close() }
+
+    /// Answers the daemon's requests (prompts). Without a handler they are
+    /// answered with `cancel`.
+    public func setRequestHandler(_ handler: RequestHandler?) {
+        state.withLock { $0.requestHandler = handler }
+    }
+
+    /// Calls a method; `onStatus` receives the `operation.status`
+    /// notifications that belong to this call, and `onStart` its request id
+    /// (for `cancel(requestID:)`).
+    public func call<Params: Encodable, Result: Decodable>(
+        _ method: String, _ params: Params, as type: Result.Type,
+        onStatus: (@Sendable (OperationStatus) -> Void)? = nil, onStart: ((Int64) -> Void)? = nil
+    ) async throws(AuthClientError) -> Result {
+        let json = try await call(method, params: try encodeParams(params), onStatus: onStatus, onStart: onStart)
+        do {
+            return try JSONValueDecoder().decode(type, from: json)
+        } catch {
+            throw .protocolViolation("the result of \(method): \(error)")
+        }
+    }
+
+    /// Calls a method with raw JSON params and returns the raw result.
+    public func call(
+        _ method: String, params: JSONValue?, onStatus: (@Sendable (OperationStatus) -> Void)? = nil,
+        onStart: ((Int64) -> Void)? = nil
+    ) async throws(AuthClientError) -> JSONValue {
+        let number = state.withLock { state -> Int64 in
+            defer { state.nextID += 1 }
+            if let onStatus { state.statusHandlers[.number(state.nextID)] = onStatus }
+            return state.nextID
+        }
+        let id = RPCID.number(number)
+        onStart?(number)
+        let outcome: Swift.Result<JSONValue, AuthClientError> = await withCheckedContinuation { continuation in
+            let accepted = state.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.pending[id] = continuation
+                return true
+            }
+            guard accepted else { return continuation.resume(returning: .failure(closedError)) }
+            if !send(.request(id: id, method: method, params: params)) {
+                state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .failure(closedError))
+            }
+        }
+        _ = state.withLock { $0.statusHandlers.removeValue(forKey: id) }
+        return try outcome.get()
+    }
+
+    /// Cancels one of this client's calls still running (`operation.cancel`).
+    public func cancel(requestID: Int64) async throws(AuthClientError) {
+        _ = try await call(Method.cancelOperation, params: ["id": .integer(requestID)])
+    }
+
+    public func close() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        if wasOpen { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: - Wire
+
+    private func encodeParams(_ params: some Encodable) throws(AuthClientError) -> JSONValue {
+        do { return try JSONValueEncoder().encode(params) } catch {
+            throw .protocolViolation("cannot encode params: \(error)")
+        }
+    }
+
+    @discardableResult
+    private func send(_ message: RPCMessage) -> Bool {
+        let line = message.line()
+        return writeLock.withLock {
+            var offset = 0
+            while offset < line.count {
+                let written = line.withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    private func readLoop() {
+        var framer = LineFramer(maxLineLength: 64 << 20)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        reading: while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            var broken = false
+            buffer.withUnsafeBytes { raw in
+                framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
+                    switch event {
+                    case .line(let line): received(line)
+                    case .lineTooLong: broken = true
+                    }
+                }
+            }
+            if broken { break reading }
+        }
+        let pending = state.withLock { state in
+            defer {
+                state.closed = true
+                state.pending = [:]
+            }
+            return Array(state.pending.values)
+        }
+        pending.forEach { $0.resume(returning: .failure(closedError)) }
+        notificationContinuation.finish()
+        Glibc.close(fd)
+    }
+
+    private func received(_ line: UnsafeBufferPointer<UInt8>) {
+        guard let message = try? RPCMessage.parse(line) else { return }
+        switch message {
+        case .response(let id, let result):
+            state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .success(result))
+        case .errorResponse(let id, let error):
+            if let id {
+                state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .failure(.daemon(error)))
+            } else {
+                // An error for no request: the daemon refused the connection.
+                refusal.withLock { $0 = error }
+                let all = state.withLock { state in
+                    defer { state.pending = [:] }
+                    return Array(state.pending.values)
+                }
+                all.forEach { $0.resume(returning: .failure(.daemon(error))) }
+            }
+        case .notification(let method, let params):
+            let params = params ?? .object([:])
+            if method == Method.operationStatus, let status = try? JSONValueDecoder().decode(OperationStatus.self, from: params),
+                let id = Self.rpcID(status.request), let handler = state.withLock({ $0.statusHandlers[id] })
+            {
+                handler(status)
+            }
+            notificationContinuation.yield(DaemonNotification(method: method, params: params))
+        case .request(let id, let method, let params):
+            let handler = state.withLock { $0.requestHandler }
+            Task { [self] in
+                let outcome = await handler?(method, params ?? .object([:]))
+                    ?? .success(["action": "cancel"])
+                switch outcome {
+                case .success(let result): send(.response(id: id, result: result))
+                case .failure(let error): send(.errorResponse(id: id, error: error))
+                }
+            }
+        }
+    }
+
+    /// Why the daemon refused this connection, if it did.
+    private let refusal = Mutex<RPCError?>(nil)
+    public var refusalReason: RPCError? { refusal.withLock { $0 } }
+
+    /// What a call on a closed connection fails with: the daemon's reason
+    /// for closing it when it gave one (a refusal), else `disconnected`.
+    private var closedError: AuthClientError {
+        refusalReason.map { .daemon($0) } ?? .disconnected
+    }
+
+    static func rpcID(_ json: JSONValue) -> RPCID? {
+        switch json {
+        case .integer(let n): return .number(n)
+        case .string(let s): return .string(s)
+        default: return nil
+        }
+    }
+}
