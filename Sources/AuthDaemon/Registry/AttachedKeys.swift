@@ -16,10 +16,11 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     private var connected = false
     private var connecting = false
     /// A socket file that refuses connections may be one its server has
-    /// bound but not yet listened on (inotify reports the bind): a few
-    /// retries, ever further apart, bridge that gap.
+    /// bound but not yet listened on (inotify reports the bind): retries
+    /// 10 ms apart, for half a second at most, bridge that gap. A file
+    /// still refusing after that is a stale one; the next event retries.
     private var refusedRetries = 0
-    private static let maxRefusedRetries = 8
+    private static let maxRefusedRetries = 50
 
     init(path: String, broker: Broker) throws(SystemError) {
         self.path = path
@@ -67,8 +68,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
         } catch {
             if error.code == ECONNREFUSED && refusedRetries < Self.maxRefusedRetries {
                 refusedRetries += 1
-                let delay = 5 << refusedRetries
-                broker.queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in self?.tryConnect() }
+                broker.queue.asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in self?.tryConnect() }
             }
             return
         }
