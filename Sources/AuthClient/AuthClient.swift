@@ -29,6 +29,7 @@ public final class AuthClient: Sendable {
         var pending: [RPCID: CheckedContinuation<Result<JSONValue, AuthClientError>, Never>] = [:]
         var statusHandlers: [RPCID: @Sendable (OperationStatus) -> Void] = [:]
         var requestHandler: RequestHandler?
+        var statusObserver: (@Sendable (OperationStatus) -> Void)?
         var closed = false
     }
 
@@ -53,6 +54,11 @@ public final class AuthClient: Sendable {
     }
 
     deinit { close() }
+
+    /// Receives every `operation.status`, whichever call it belongs to.
+    public func setStatusObserver(_ observer: (@Sendable (OperationStatus) -> Void)?) {
+        state.withLock { $0.statusObserver = observer }
+    }
 
     /// Answers the daemon's requests (prompts). Without a handler they are
     /// answered with `cancel`.
@@ -189,10 +195,12 @@ public final class AuthClient: Sendable {
             }
         case .notification(let method, let params):
             let params = params ?? .object([:])
-            if method == Method.operationStatus, let status = try? JSONValueDecoder().decode(OperationStatus.self, from: params),
-                let id = Self.rpcID(status.request), let handler = state.withLock({ $0.statusHandlers[id] })
-            {
-                handler(status)
+            if method == Method.operationStatus, let status = try? JSONValueDecoder().decode(OperationStatus.self, from: params) {
+                let (handler, observer) = state.withLock { state in
+                    (Self.rpcID(status.request).flatMap { state.statusHandlers[$0] }, state.statusObserver)
+                }
+                handler?(status)
+                observer?(status)
             }
             notificationContinuation.yield(DaemonNotification(method: method, params: params))
         case .request(let id, let method, let params):

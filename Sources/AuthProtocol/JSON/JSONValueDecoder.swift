@@ -71,12 +71,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool { object[key.stringValue]?.isNull ?? true }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try T(from: ValueDecoder(value: try member(key), codingPath: codingPath + [key]))
+        try describing { try T(from: ValueDecoder(value: try member(key), codingPath: codingPath + [key])) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = object[key.stringValue], !value.isNull else { return nil }
-        return try T(from: ValueDecoder(value: value, codingPath: codingPath + [key]))
+        return try describing { try T(from: ValueDecoder(value: value, codingPath: codingPath + [key])) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -92,6 +92,22 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(object), codingPath: codingPath) }
     func superDecoder(forKey key: Key) throws -> any Decoder {
         ValueDecoder(value: try member(key), codingPath: codingPath + [key])
+    }
+}
+
+/// Turns the standard library's `DecodingError` (thrown by types' own
+/// `init(from:)`) into a `JSONDecodingError` that names the path.
+private func describing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch DecodingError.dataCorrupted(let context) {
+        throw JSONDecodingError(context.codingPath, context.debugDescription)
+    } catch DecodingError.typeMismatch(_, let context) {
+        throw JSONDecodingError(context.codingPath, context.debugDescription)
+    } catch DecodingError.valueNotFound(_, let context) {
+        throw JSONDecodingError(context.codingPath, context.debugDescription)
+    } catch DecodingError.keyNotFound(let key, let context) {
+        throw JSONDecodingError(context.codingPath + [key], "is required")
     }
 }
 

@@ -7,6 +7,11 @@ public enum Method {
     public static let watchAuthenticators = "authenticators.watch"
     public static let selectAuthenticator = "authenticators.select"
     public static let cancelOperation = "operation.cancel"
+    public static let createCredential = "credentials.create"
+    public static let getCredential = "credentials.get"
+    public static let listRegistrations = "registrations.list"
+    public static let renameRegistration = "registrations.rename"
+    public static let deleteRegistration = "registrations.delete"
 
     // Daemon → client notifications.
     public static let authenticatorAdded = "authenticators.added"

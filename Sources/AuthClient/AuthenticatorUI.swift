@@ -1,0 +1,183 @@
+import AuthProtocol
+import Synchronization
+
+/// The user's answer to `showAuthenticators`.
+public enum AuthenticatorChoice: Sendable, Equatable {
+    /// This key.
+    case authenticator(id: String)
+    /// Let the user touch the key they mean.
+    case touch
+}
+
+/// The UI handshake as async functions: return nil (or false) to cancel.
+/// Set one with `AuthClient.setUI(_:)` before calling `createCredential` or
+/// `getCredential`.
+public protocol AuthenticatorUI: Sendable {
+    /// showAuthenticators: several keys could serve; which one?
+    func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice?
+    /// The key needs its PIN; `reason` says whether the last one was wrong.
+    func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String?
+    /// showTransactionDetails: sign exactly these details?
+    func confirmTransaction(_ transaction: Transaction, operation: OperationInfo) async -> Bool
+    /// retrieveAuthenticatorDescription: a name for the key just registered.
+    func describeAuthenticator(_ authenticator: Authenticator, operation: OperationInfo, suggestion: String?) async -> String?
+    /// "Touch your key", "waiting for your fingerprint", "queued", …
+    func statusChanged(_ status: OperationStatus)
+}
+
+extension AuthenticatorUI {
+    public func statusChanged(_ status: OperationStatus) {}
+}
+
+/// The handshake as Thales' `TGFFido2UiDelegate` shapes it: each prompt
+/// hands the delegate handlers to call, once, when the user has decided.
+public protocol AuthenticatorUIDelegate: AnyObject, Sendable {
+    func showAuthenticators(
+        _ authenticators: [Authenticator], operation: OperationInfo,
+        selectionHandler: @escaping @Sendable (AuthenticatorChoice) -> Void, cancelHandler: @escaping @Sendable () -> Void)
+    func enterPIN(
+        for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?,
+        pinHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void)
+    func showTransactionDetails(
+        _ transaction: Transaction, operation: OperationInfo,
+        proceedHandler: @escaping @Sendable () -> Void, cancelHandler: @escaping @Sendable () -> Void)
+    func retrieveAuthenticatorDescription(
+        for authenticator: Authenticator, operation: OperationInfo, suggestion: String?,
+        completionHandler: @escaping @Sendable (String?) -> Void)
+    func operationStatusChanged(_ status: OperationStatus)
+}
+
+extension AuthenticatorUIDelegate {
+    public func operationStatusChanged(_ status: OperationStatus) {}
+}
+
+/// Adapts a completion-handler delegate to `AuthenticatorUI`. A handler
+/// called twice counts once; the first answer stands.
+public struct DelegateAdapter: AuthenticatorUI {
+    public let delegate: any AuthenticatorUIDelegate
+
+    public init(_ delegate: any AuthenticatorUIDelegate) { self.delegate = delegate }
+
+    public func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {
+        await answer { once in
+            delegate.showAuthenticators(
+                authenticators, operation: operation, selectionHandler: { once.resume($0) }, cancelHandler: { once.resume(nil) })
+        }
+    }
+
+    public func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String? {
+        await answer { once in
+            delegate.enterPIN(
+                for: authenticator, operation: operation, reason: reason, retries: retries,
+                pinHandler: { once.resume($0) }, cancelHandler: { once.resume(nil) })
+        }
+    }
+
+    public func confirmTransaction(_ transaction: Transaction, operation: OperationInfo) async -> Bool {
+        await answer { once in
+            delegate.showTransactionDetails(
+                transaction, operation: operation, proceedHandler: { once.resume(true) }, cancelHandler: { once.resume(false) })
+        } ?? false
+    }
+
+    public func describeAuthenticator(_ authenticator: Authenticator, operation: OperationInfo, suggestion: String?) async -> String? {
+        await answer { once in
+            delegate.retrieveAuthenticatorDescription(
+                for: authenticator, operation: operation, suggestion: suggestion, completionHandler: { once.resume($0) })
+        } ?? nil
+    }
+
+    public func statusChanged(_ status: OperationStatus) { delegate.operationStatusChanged(status) }
+
+    private func answer<T: Sendable>(_ ask: (OnceContinuation<T?>) -> Void) async -> T? {
+        await withCheckedContinuation { continuation in ask(OnceContinuation(continuation)) }
+    }
+}
+
+/// A continuation that tolerates being resumed more than once.
+final class OnceContinuation<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    func resume(_ value: T) {
+        continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }?.resume(returning: value)
+    }
+}
+
+extension AuthClient {
+    /// Answers the daemon's prompts with `ui`, and tells it every
+    /// `operation.status`; nil answers every prompt `cancel`.
+    public func setUI(_ ui: (any AuthenticatorUI)?) {
+        guard let ui else {
+            setStatusObserver(nil)
+            return setRequestHandler(nil)
+        }
+        setStatusObserver { @Sendable status in ui.statusChanged(status) }
+        setRequestHandler { method, params in
+            let reply: PromptReply
+            do {
+                reply = try await Self.answer(method, params, ui: ui)
+            } catch {
+                return .failure(RPCError(.invalidParams, "cannot read \(method): \(error)"))
+            }
+            return (try? JSONValueEncoder().encode(reply)).map(Result.success)
+                ?? .failure(RPCError(.internalError, "cannot encode the reply"))
+        }
+    }
+
+    private static func answer(_ method: String, _ params: JSONValue, ui: any AuthenticatorUI) async throws -> PromptReply {
+        let decoder = JSONValueDecoder()
+        switch method {
+        case Prompt.selectAuthenticator:
+            let prompt = try decoder.decode(SelectAuthenticatorPrompt.self, from: params)
+            switch await ui.selectAuthenticator(prompt.authenticators, operation: prompt.operation) {
+            case .authenticator(let id)?: return PromptReply(action: .proceed, authenticator: id)
+            case .touch?: return PromptReply(action: .proceed, touch: true)
+            case nil: return .cancel
+            }
+        case Prompt.enterPin:
+            let prompt = try decoder.decode(EnterPinPrompt.self, from: params)
+            guard let pin = await ui.enterPIN(for: prompt.authenticator, operation: prompt.operation, reason: prompt.reason, retries: prompt.retries) else {
+                return .cancel
+            }
+            return PromptReply(action: .proceed, pin: pin)
+        case Prompt.confirmTransaction:
+            let prompt = try decoder.decode(ConfirmTransactionPrompt.self, from: params)
+            return await ui.confirmTransaction(prompt.transaction, operation: prompt.operation) ? .proceed : .cancel
+        case Prompt.describeAuthenticator:
+            let prompt = try decoder.decode(DescribeAuthenticatorPrompt.self, from: params)
+            guard let name = await ui.describeAuthenticator(prompt.authenticator, operation: prompt.operation, suggestion: prompt.suggestion) else {
+                return .cancel
+            }
+            return PromptReply(action: .proceed, friendlyName: name)
+        default:
+            // A prompt this client does not know: decline rather than guess.
+            return .cancel
+        }
+    }
+
+    /// Registers a credential (`credentials.create`); prompts go to the UI
+    /// set with `setUI`. `onStart` receives the request id, for `cancel(requestID:)`.
+    public func createCredential(_ params: CreateParams, onStart: ((Int64) -> Void)? = nil) async throws(AuthClientError) -> CredentialResult {
+        try await call(Method.createCredential, params, as: CredentialResult.self, onStart: onStart)
+    }
+
+    /// Authenticates (`credentials.get`); prompts go to the UI set with `setUI`.
+    public func getCredential(_ params: GetParams, onStart: ((Int64) -> Void)? = nil) async throws(AuthClientError) -> CredentialResult {
+        try await call(Method.getCredential, params, as: CredentialResult.self, onStart: onStart)
+    }
+
+    public func listRegistrations() async throws(AuthClientError) -> [Registration] {
+        try await call(Method.listRegistrations, [String: String](), as: RegistrationList.self).registrations
+    }
+
+    public func renameRegistration(id: String, to name: String) async throws(AuthClientError) -> Registration {
+        try await call(Method.renameRegistration, RenameRegistrationParams(id: id, friendlyName: name), as: Registration.self)
+    }
+
+    public func deleteRegistration(id: String) async throws(AuthClientError) {
+        _ = try await call(Method.deleteRegistration, params: ["id": .string(id)])
+    }
+}

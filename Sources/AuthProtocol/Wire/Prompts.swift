@@ -1,0 +1,130 @@
+/// The UI handshake: what the daemon asks the client while an operation
+/// runs, shaped after Thales' `TGFFido2UiDelegate`. Every prompt carries the
+/// operation it belongs to; every answer is `{action: proceed | cancel, …}`.
+public enum Prompt {
+    /// showAuthenticators: which key? Proceed with `{authenticator: ID}`, or
+    /// `{touch: true}` to let the user touch the one they mean.
+    public static let selectAuthenticator = "ui.selectAuthenticator"
+    /// PIN entry. Proceed with `{pin}`.
+    public static let enterPin = "ui.enterPin"
+    /// showTransactionDetails: proceed to sign exactly these details.
+    public static let confirmTransaction = "ui.confirmTransaction"
+    /// retrieveAuthenticatorDescription: proceed with `{friendlyName}`.
+    public static let describeAuthenticator = "ui.describeAuthenticator"
+}
+
+/// What the prompts say about the operation (PROTOCOL.md "OperationInfo").
+public struct OperationInfo: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case registration
+        case authentication
+    }
+
+    public var type: Kind
+    public var rpId: String
+    public var rpName: String?
+    public var userName: String?
+    public var userDisplayName: String?
+    /// The id of the client request this prompt belongs to.
+    public var request: JSONValue
+    /// The origin the client declared.
+    public var origin: String?
+
+    public init(
+        type: Kind, rpId: String, rpName: String? = nil, userName: String? = nil, userDisplayName: String? = nil,
+        request: JSONValue, origin: String? = nil
+    ) {
+        self.type = type
+        self.rpId = rpId
+        self.rpName = rpName
+        self.userName = userName
+        self.userDisplayName = userDisplayName
+        self.request = request
+        self.origin = origin
+    }
+}
+
+public struct SelectAuthenticatorPrompt: Codable, Sendable, Equatable {
+    public var operation: OperationInfo
+    /// The keys to choose from, labelled with their registration names when
+    /// they hold a matching credential.
+    public var authenticators: [Authenticator]
+    public init(operation: OperationInfo, authenticators: [Authenticator]) {
+        self.operation = operation
+        self.authenticators = authenticators
+    }
+}
+
+public struct EnterPinPrompt: Codable, Sendable, Equatable {
+    public enum Reason: String, Codable, Sendable {
+        /// The key needs its PIN.
+        case required
+        /// The last PIN was wrong.
+        case invalid
+    }
+
+    public var operation: OperationInfo
+    public var authenticator: Authenticator
+    public var reason: Reason
+    /// PIN attempts left before the PIN blocks.
+    public var retries: Int?
+    /// The key's minimum PIN length.
+    public var minLength: Int?
+
+    public init(operation: OperationInfo, authenticator: Authenticator, reason: Reason, retries: Int?, minLength: Int?) {
+        self.operation = operation
+        self.authenticator = authenticator
+        self.reason = reason
+        self.retries = retries
+        self.minLength = minLength
+    }
+}
+
+public struct ConfirmTransactionPrompt: Codable, Sendable, Equatable {
+    public var operation: OperationInfo
+    public var transaction: Transaction
+    public init(operation: OperationInfo, transaction: Transaction) {
+        self.operation = operation
+        self.transaction = transaction
+    }
+}
+
+public struct DescribeAuthenticatorPrompt: Codable, Sendable, Equatable {
+    public var operation: OperationInfo
+    public var authenticator: Authenticator
+    /// The new credential, base64url.
+    public var credentialId: String
+    /// A name the daemon suggests (the key's current name, or its product).
+    public var suggestion: String?
+    public init(operation: OperationInfo, authenticator: Authenticator, credentialId: String, suggestion: String?) {
+        self.operation = operation
+        self.authenticator = authenticator
+        self.credentialId = credentialId
+        self.suggestion = suggestion
+    }
+}
+
+/// The answer to every prompt.
+public struct PromptReply: Codable, Sendable, Equatable {
+    public enum Action: String, Codable, Sendable {
+        case proceed
+        case cancel
+    }
+
+    public var action: Action
+    public var authenticator: String?
+    public var touch: Bool?
+    public var pin: String?
+    public var friendlyName: String?
+
+    public init(action: Action, authenticator: String? = nil, touch: Bool? = nil, pin: String? = nil, friendlyName: String? = nil) {
+        self.action = action
+        self.authenticator = authenticator
+        self.touch = touch
+        self.pin = pin
+        self.friendlyName = friendlyName
+    }
+
+    public static let proceed = PromptReply(action: .proceed)
+    public static let cancel = PromptReply(action: .cancel)
+}
