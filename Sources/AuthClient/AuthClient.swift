@@ -100,9 +100,10 @@ public final class AuthClient: Sendable {
                 return true
             }
             guard accepted else { return continuation.resume(returning: .failure(closedError)) }
-            if !send(.request(id: id, method: method, params: params)) {
-                state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .failure(closedError))
-            }
+            // A failed send means the connection is gone; the reader sees
+            // that too and fails every pending call, with the daemon's
+            // reason if it gave one before closing (a refusal).
+            if !send(.request(id: id, method: method, params: params)) { shutdown(fd, Int32(SHUT_RDWR)) }
         }
         _ = state.withLock { $0.statusHandlers.removeValue(forKey: id) }
         return try outcome.get()

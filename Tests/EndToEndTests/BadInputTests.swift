@@ -16,12 +16,13 @@ import Testing
         bystander = try daemon.client()
     }
 
-    /// The other client is still served, promptly.
+    /// The other client is still served, without waiting on the bad one.
+    /// (The bound is loose: the whole test suite shares two cores.)
     func expectBystanderServed(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let started = ContinuousClock.now
         let keys = try await bystander.listAuthenticators()
         #expect(keys.count == 1, sourceLocation: sourceLocation)
-        #expect(ContinuousClock.now - started < .seconds(1), sourceLocation: sourceLocation)
+        #expect(ContinuousClock.now - started < .seconds(3), sourceLocation: sourceLocation)
     }
 
     func errorReply(to text: String) throws -> (code: Int64?, reason: String?, id: JSONValue?) {

@@ -31,7 +31,8 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: builtProduct("authkeyd"))
-        process.arguments = ["--socket", socketPath, "--usb", "no", "--log-level", "debug"] + arguments
+        process.arguments = ["--socket", socketPath, "--usb", "no", "--log-level", "debug", "--state-dir", directory.file("state")]
+            + arguments
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notifyPath
         env.merge(environment) { $1 }

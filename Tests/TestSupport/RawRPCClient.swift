@@ -6,6 +6,7 @@ import SystemKit
 /// lines back: for bad input, and for many connections without threads.
 public final class RawRPCClient {
     public let fd: Int32
+    private var isOpen = true
     private var framer = LineFramer(maxLineLength: 64 << 20)
     private var lines: [JSONValue] = []
     public private(set) var closedByPeer = false
@@ -14,7 +15,15 @@ public final class RawRPCClient {
         fd = try UnixSocket.connect(path: socketPath, kind: .stream)
     }
 
-    deinit { close(fd) }
+    deinit { disconnect() }
+
+    /// Closes the connection (once: a descriptor closed twice may be
+    /// someone else's by the second time).
+    public func disconnect() {
+        guard isOpen else { return }
+        isOpen = false
+        close(fd)
+    }
 
     /// Sends bytes as they are; false if the daemon has closed the connection.
     @discardableResult

@@ -32,6 +32,14 @@ public actor Broker {
     private var nextKeyNumber: [Transport: Int] = [:]
     /// The in-process virtual keys, by key id, with the spec each came from.
     var virtualKeys: [String: (spec: String, key: VirtualKey)] = [:]
+    /// Each key's queue of operations.
+    var keyQueues: [String: KeyQueue] = [:]
+    var nextQueueToken = 1
+    /// Names users gave the present keys (ui.describeAuthenticator), or
+    /// that their registrations carry, by key id.
+    var keyNames: [String: String] = [:]
+    /// Registrations, per user; nil when the state directory is unusable.
+    var store: RegistrationStore?
     var isShuttingDown = false
 
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -161,7 +169,7 @@ public actor Broker {
     /// Starts a request that waits on keys or on the client: it runs as a
     /// task on the broker, can be cancelled, and is answered when done.
     func start(
-        _ method: String, id: RPCID, session: Session,
+        _ method: String, id: RPCID, session: Session, timeout: Duration? = nil,
         _ work: @escaping (InFlightRequest) async throws(RPCError) -> JSONValue
     ) throws(RPCError) -> Handling {
         guard session.inFlight.count < configuration.maxRequestsPerClient else {
@@ -169,6 +177,10 @@ public actor Broker {
         }
         let request = InFlightRequest(method: method)
         session.inFlight[id] = request
+        let limit = timeout ?? configuration.requestTimeout
+        queue.asyncAfter(deadline: .now() + .milliseconds(limit.wholeMilliseconds)) { [weak request] in
+            request?.cancel(RPCError(.timeout, "\(method) did not finish within \(limit)"))
+        }
         request.task = Task {
             let outcome: Result<JSONValue, RPCError>
             do throws(RPCError) { outcome = .success(try await work(request)) } catch { outcome = .failure(error) }
@@ -276,7 +288,7 @@ public actor Broker {
 
     /// The key as clients see it.
     func wire(_ key: RegisteredKey) -> Authenticator {
-        key.wire(name: nil)
+        key.wire(name: keyNames[key.id])
     }
 
     var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }

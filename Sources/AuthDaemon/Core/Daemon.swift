@@ -55,12 +55,28 @@ public final class Daemon: @unchecked Sendable {
             logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
         }
         try openListener()
+        let store = openStore()
         broker.queue.async { [self] in
+            broker.assumeIsolated { $0.store = store }
             startListening()
             startKeySources()
             installSignalHandlers()
             Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
             logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
+        }
+    }
+
+    /// The registration store under the state directory; nil (and an
+    /// error in the log) when that directory cannot be made.
+    private func openStore() -> RegistrationStore? {
+        let directory = configuration.resolvedStateDirectory(environment: environment) + "/registrations"
+        let store = RegistrationStore(directory: directory, logger: logger, queue: broker.queue)
+        do {
+            try store.prepare()
+            return store
+        } catch {
+            logger.error("registrations will not be kept: \(error) (set state-dir in authkeyd.conf)")
+            return nil
         }
     }
 

@@ -31,5 +31,6 @@ extension Broker {
             session.connection.closeAfterFlush()
         }
         for key in orderedKeys { key.worker.stop() }
+        store?.flush()
     }
 }

@@ -13,6 +13,10 @@ extension Broker {
             return .done(encode(AuthenticatorList(authenticators: orderedKeys.map(wire))))
         case Method.selectAuthenticator: return try selectByTouch(params, id: id, session: session)
         case Method.cancelOperation: return .done(try cancelOperation(params, session: session))
+        case Method.createCredential: return try createCredential(params, id: id, session: session)
+        case Method.getCredential: return try getCredential(params, id: id, session: session)
+        case Method.listRegistrations, Method.renameRegistration, Method.deleteRegistration:
+            return .done(try registrations(method, params: params, session: session))
         default:
             throw RPCError(.methodNotFound, "no method \"\(method)\" (see authkeyd-protocol(7))")
         }
@@ -21,7 +25,8 @@ extension Broker {
     /// The methods `hello` advertises.
     static let capabilities = [
         Method.listAuthenticators, Method.authenticatorInfo, Method.watchAuthenticators, Method.selectAuthenticator,
-        Method.cancelOperation,
+        Method.cancelOperation, Method.createCredential, Method.getCredential, Method.listRegistrations,
+        Method.renameRegistration, Method.deleteRegistration,
     ]
 
     private func hello(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {

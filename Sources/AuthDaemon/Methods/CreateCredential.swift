@@ -1,0 +1,120 @@
+import AuthProtocol
+import FIDO2
+import Glibc
+
+extension Broker {
+    /// `credentials.create`: WebAuthn registration through the handshake —
+    /// choose a key, verify the user (fingerprint or PIN), touch, then name
+    /// the key (`ui.describeAuthenticator`).
+    ///
+    /// Cancelling `ui.describeAuthenticator` does not undo the registration:
+    /// the credential already exists on the key, and an error here would
+    /// leave the relying party without the credential the user made. It is
+    /// recorded unnamed, and the result is returned as usual.
+    func createCredential(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let options = try decode(CreateParams.self, params)
+        guard (1...64).contains(options.user.id.bytes.count) else {
+            throw RPCError(.invalidParams, "invalid params: user.id: 1 to 64 bytes")
+        }
+        let offered = options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg)
+        guard offered.isEmpty || offered.contains(-7) else {
+            throw RPCError(.unsupported, "pubKeyCredParams: the keys authkeyd serves sign with ES256 (-7) only; offered \(offered)")
+        }
+        let (rpID, origin) = try OriginCheck.resolve(rpID: options.rp.id, origin: options.origin)
+        let clientData = try ClientDataInput.from(
+            type: "webauthn.create", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
+            transaction: nil)
+        let request = try RegistrationPlan(options, rpID: rpID, clientData: clientData)
+        let info = OperationInfo(
+            type: .registration, rpId: rpID, rpName: options.rp.name, userName: options.user.name,
+            userDisplayName: options.user.displayName, request: id.json, origin: origin)
+        let timeout = requestTimeout(hint: options.timeout)
+        return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
+            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
+            let key = try await chooseKey(named: options.authenticator, from: orderedKeys, for: operation)
+            try await acquire(key, for: operation)
+            let credential: Credential
+            let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true)
+            do throws(RPCError) {
+                credential = try await withUserVerification(
+                    on: key, preference: request.verification, for: operation, activity: "registering"
+                ) { device, method throws(FIDO2Error) in
+                    try device.makeCredential(fido.with(method), pin: method.pin)
+                }
+            } catch {
+                release(key)
+                throw error
+            }
+            release(key)
+            sendStatus(.processing, request: id, key: key, to: session)
+            let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
+            let registration = record(
+                credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,
+                residentKey: fido.residentKey == .enabled, for: session.peer.uid)
+            Task { await refresh(key) }
+            return encode(CredentialResult(
+                credential: CredentialJSON.registration(
+                    credential, clientData: clientData, conveyance: options.attestation ?? "none",
+                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido)),
+                registration: registration))
+        }
+    }
+
+    /// `ui.describeAuthenticator`: the name the user gives the key, or the
+    /// one it had; nil when the user declines and the key had none.
+    private func askForName(of key: RegisteredKey, credentialID: [UInt8], for operation: Operation) async -> String? {
+        let current = keyNames[key.id]
+        let prompt = DescribeAuthenticatorPrompt(
+            operation: operation.info, authenticator: wire(key), credentialId: Base64URL.encode(credentialID),
+            suggestion: current ?? key.product)
+        guard let reply = try? await self.prompt(Prompt.describeAuthenticator, prompt, for: operation),
+            let name = reply.friendlyName?.trimmingWhitespace(), !name.isEmpty
+        else { return current }
+        let bounded = String(name.prefix(128))
+        if keyNames[key.id] != bounded {
+            keyNames[key.id] = bounded
+            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
+        }
+        return bounded
+    }
+
+    /// Writes the registration record; the credential exists whatever
+    /// happens here, so a store that fails is logged, not fatal.
+    private func record(
+        _ credential: Credential, options: CreateParams, rpID: String, key: RegisteredKey, friendlyName: String?,
+        residentKey: Bool, for uid: uid_t
+    ) -> Registration? {
+        let registration = Registration(
+            id: Base64URL.encode(credential.credentialID), rpId: rpID, rpName: options.rp.name, user: options.user,
+            aaguid: uuidString(credential.aaguid), authenticatorProduct: key.product, transport: key.transport,
+            friendlyName: friendlyName, residentKey: residentKey, createdAt: Int64(time(nil)),
+            lastUsedAt: nil, signCount: credential.signCount)
+        guard let store else { return nil }
+        do {
+            try store.add(registration, for: uid)
+            return registration
+        } catch {
+            logger.error("cannot record a registration for uid \(uid): \(error)")
+            return nil
+        }
+    }
+
+    /// The time a request may take: the client's hint within the configured limit.
+    func requestTimeout(hint milliseconds: Int?) -> Duration {
+        guard let milliseconds, milliseconds > 0 else { return configuration.requestTimeout }
+        return min(.milliseconds(milliseconds), configuration.requestTimeout)
+    }
+}
+
+extension VerificationMethod {
+    var pin: PIN? {
+        if case .pin(let pin) = self { return pin }
+        return nil
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

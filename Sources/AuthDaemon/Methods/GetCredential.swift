@@ -1,0 +1,89 @@
+import AuthProtocol
+import FIDO2
+import Glibc
+
+extension Broker {
+    /// `credentials.get`: WebAuthn authentication through the handshake —
+    /// keys probed silently for the allowed credentials, the user's choice
+    /// among those that hold one, the transaction confirmed before the key
+    /// is touched, then verification and the touch.
+    ///
+    /// When a key holds several discoverable credentials for the relying
+    /// party (no allow list), the newest is used, as CTAP lists them.
+    func getCredential(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let options = try decode(GetParams.self, params)
+        let (rpID, origin) = try OriginCheck.resolve(rpID: options.rpId, origin: options.origin)
+        // Checked now, built after the user confirmed the transaction.
+        _ = try ClientDataInput.from(
+            type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
+            transaction: options.transaction)
+        let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
+        let verification = VerificationPreference(options.userVerification)
+        let wantsBlob = options.extensions?.getCredBlob == true
+        let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
+        let timeout = requestTimeout(hint: options.timeout)
+        let uid = session.peer.uid
+        return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
+            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
+            var candidates = orderedKeys
+            if options.authenticator == nil && !allowed.isEmpty && candidates.count > 1 {
+                let probed = await probe(candidates, for: allowed, rpID: rpID, operation: operation)
+                candidates = probed.candidates
+                label(probed.holding, for: uid)
+            }
+            let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
+
+            // The user confirms before anything is signed; the details go
+            // into clientDataJSON, so the signature covers what they saw.
+            if let transaction = options.transaction {
+                _ = try await prompt(
+                    Prompt.confirmTransaction, ConfirmTransactionPrompt(operation: info, transaction: transaction), for: operation)
+            }
+            let clientData = try ClientDataInput.from(
+                type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash,
+                origin: origin, transaction: options.transaction)
+            var request = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash(clientData.hash))
+            request.allowList = allowed
+            request.credentialBlob = wantsBlob
+            let base = request
+
+            try await acquire(key, for: operation)
+            let statement: AssertionStatement
+            do throws(RPCError) {
+                statement = try await withUserVerification(
+                    on: key, preference: verification, for: operation, activity: "authenticating"
+                ) { device, method throws(FIDO2Error) in
+                    var attempt = base
+                    if case .builtIn = method { attempt.userVerification = .enabled }
+                    return try device.getAssertion(attempt, pin: method.pin).statement(at: 0)
+                }
+            } catch {
+                release(key)
+                throw error
+            }
+            release(key)
+            sendStatus(.processing, request: id, key: key, to: session)
+            let registration = store?.recordUse(
+                id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
+            var extensionResults: JSONObject = [:]
+            if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
+            return encode(CredentialResult(
+                credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
+                registration: registration))
+        }
+    }
+
+    /// Names the keys that hold a registered credential after the names
+    /// the user gave them when registering.
+    private func label(_ holding: [String: [UInt8]], for uid: uid_t) {
+        guard let store, let registrations = try? store.registrations(for: uid) else { return }
+        for (keyID, credentialID) in holding {
+            let id = Base64URL.encode(credentialID)
+            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, keyNames[keyID] != name,
+                let key = keys[keyID]
+            else { continue }
+            keyNames[keyID] = name
+            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import AuthProtocol
+import FIDO2
+
+/// WebAuthn's `userVerification`: unknown values count as the default.
+enum VerificationPreference: String {
+    case required
+    case preferred
+    case discouraged
+
+    init(_ value: String?) {
+        self = value.flatMap(Self.init(rawValue:)) ?? .preferred
+    }
+}
+
+/// How one attempt on the key verifies the user.
+enum VerificationMethod: Sendable {
+    /// Presence only, unless the key insists.
+    case none
+    /// The key's own sensor (libfido2 asks it for a token: clientPIN 0x06).
+    case builtIn
+    /// The PIN the user entered.
+    case pin(PIN)
+}
+
+extension Broker {
+    /// Fingerprint attempts before falling back to the PIN (CTAP 2.1's
+    /// preferredPlatformUvAttempts for the keys of this kind).
+    static let builtInUVAttempts = 3
+
+    /// Runs `attempt` with the user verification the request asks for and
+    /// the key can give: built-in UV first where the key has it, then the
+    /// PIN (CTAP 2.1 §6.5's platform behaviour); presence only when
+    /// verification is not wanted, switching to verification when the key
+    /// insists (a PIN-protected key making a discoverable credential,
+    /// always-UV).
+    func withUserVerification<T: Sendable>(
+        on key: RegisteredKey, preference: VerificationPreference, for operation: Operation, activity: String,
+        _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+    ) async throws(RPCError) -> T {
+        let info = key.info
+        let pinSet = info.options["clientPin"] == true
+        let builtInUV = info.options["uv"] == true && info.options["pinUvAuthToken"] == true
+        if preference == .required && !pinSet && !builtInUV {
+            throw RPCError(.unsupported, "\(activity): user verification is required, but the key has neither a PIN nor a fingerprint set up; set a PIN first")
+        }
+        if preference == .discouraged || (!pinSet && !builtInUV) {
+            sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
+            do {
+                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .none) }
+            } catch .device(let error) where error == .pinRequired || error == .upRequired {
+                // The key wants verification after all: fall through.
+            } catch {
+                throw error.rpcError(doing: activity)
+            }
+        }
+        if builtInUV {
+            for _ in 0..<Self.builtInUVAttempts {
+                sendStatus(.waitingForUv, request: operation.id, key: key, to: operation.session)
+                do {
+                    return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .builtIn) }
+                } catch .device(let error) where error == .uvInvalid {
+                    continue
+                } catch .device(let error) where error == .uvBlocked {
+                    break
+                } catch {
+                    throw error.rpcError(doing: activity)
+                }
+            }
+            guard pinSet else {
+                throw RPCError(.uvBlocked, "\(activity): the fingerprint was not recognised, and the key has no PIN to fall back on")
+            }
+        }
+        guard pinSet else {
+            throw RPCError(.pinRequired, "\(activity): the key asks for verification, but has no PIN set")
+        }
+        return try await withPIN(on: key, for: operation, activity: activity, attempt)
+    }
+
+    /// Asks for the PIN (`ui.enterPin`) until it is right, blocked, or the
+    /// user cancels; a wrong PIN asks again with `reason: invalid`.
+    private func withPIN<T: Sendable>(
+        on key: RegisteredKey, for operation: Operation, activity: String,
+        _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+    ) async throws(RPCError) -> T {
+        var reason = EnterPinPrompt.Reason.required
+        while true {
+            let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
+            if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
+            let reply = try await prompt(
+                Prompt.enterPin,
+                EnterPinPrompt(
+                    operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,
+                    minLength: Int(key.info.minPINLength)),
+                for: operation)
+            guard let text = reply.pin, !text.isEmpty else {
+                throw RPCError(.cancelled, "\(activity): the client proceeded without a PIN")
+            }
+            let pin = PIN(text)
+            sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
+            do {
+                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .pin(pin)) }
+            } catch .device(let error) where error == .pinInvalid {
+                reason = .invalid
+            } catch .device(let error) where error == .pinPolicyViolation {
+                throw RPCError(.pinInvalid, "\(activity): the key wants its PIN changed before it is used again", details: ["fido": .string(error.name)])
+            } catch {
+                throw error.rpcError(doing: activity)
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import AuthProtocol
+import Dispatch
+import Glibc
+import SystemKit
+
+/// The daemon's record of registrations, one file per user:
+/// `<state>/registrations/<uid>.json`, mode 0600 in a 0700 directory.
+///
+/// Why whole-file atomic replacement and not SQLite: a user has tens of
+/// registrations, written rarely (register, rename, delete), so rewriting
+/// the file is cheap; `AtomicFile` (write a temporary, fsync, rename, fsync
+/// the directory) leaves either the old or the new file after a crash at
+/// any instant, with no new dependency and a file a person can read.
+///
+/// Registrations, renames and deletions are durable before the call
+/// returns. The sign count and last use, updated by every assertion, are
+/// written a moment later, several at once: losing the last of those in a
+/// crash costs a statistic, not a registration.
+final class RegistrationStore: @unchecked Sendable {
+    // Only touched on the broker's executor.
+    private let directory: String
+    private let logger: Logger
+    private var cache: [uid_t: [Registration]] = [:]
+    private var dirtyUsage: Set<uid_t> = []
+    private var flushScheduled = false
+    private let flushQueue: DispatchQueue
+    static let usageFlushDelay: Duration = .seconds(2)
+
+    init(directory: String, logger: Logger, queue: DispatchQueue) {
+        self.directory = directory
+        self.logger = logger
+        flushQueue = queue
+    }
+
+    /// Creates the directory; reports why it cannot.
+    func prepare() throws(SystemError) {
+        try makeDirectory(directory)
+    }
+
+    private func makeDirectory(_ path: String) throws(SystemError) {
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        if !parent.isEmpty && access(parent, F_OK) != 0 { try makeDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir(\(path))") }
+    }
+
+    private func file(for uid: uid_t) -> String { "\(directory)/\(uid).json" }
+
+    /// The user's registrations, read from disk the first time.
+    func registrations(for uid: uid_t) throws(SystemError) -> [Registration] {
+        if let cached = cache[uid] { return cached }
+        var loaded: [Registration] = []
+        if let bytes = try AtomicFile.read(file(for: uid)) {
+            do {
+                let json = try JSONParser().parse(bytes)
+                loaded = try JSONValueDecoder().decode(RegistrationList.self, from: json).registrations
+            } catch {
+                // Keep the unreadable file for a person to look at; start afresh.
+                logger.error("\(file(for: uid)) is unreadable (\(error)); keeping it as .corrupt")
+                _ = Glibc.rename(file(for: uid), file(for: uid) + ".corrupt")
+            }
+        }
+        cache[uid] = loaded
+        return loaded
+    }
+
+    func add(_ registration: Registration, for uid: uid_t) throws(SystemError) {
+        var list = try registrations(for: uid)
+        list.removeAll { $0.id == registration.id }
+        list.append(registration)
+        try save(list, for: uid)
+    }
+
+    /// Renames; nil when the user has no such registration.
+    func rename(id: String, to name: String, for uid: uid_t) throws(SystemError) -> Registration? {
+        var list = try registrations(for: uid)
+        guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+        list[index].friendlyName = name
+        try save(list, for: uid)
+        return list[index]
+    }
+
+    /// Deletes; false when the user has no such registration.
+    func delete(id: String, for uid: uid_t) throws(SystemError) -> Bool {
+        var list = try registrations(for: uid)
+        guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
+        list.remove(at: index)
+        try save(list, for: uid)
+        return true
+    }
+
+    /// Notes an assertion; written with the next batch.
+    func recordUse(id: String, signCount: UInt32, at time: Int64, for uid: uid_t) -> Registration? {
+        guard var list = try? registrations(for: uid), let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+        list[index].signCount = signCount
+        list[index].lastUsedAt = time
+        cache[uid] = list
+        dirtyUsage.insert(uid)
+        scheduleUsageFlush()
+        return list[index]
+    }
+
+    /// Writes pending usage now (at shutdown).
+    func flush() {
+        for uid in dirtyUsage {
+            if let list = cache[uid] { try? save(list, for: uid) }
+        }
+        dirtyUsage = []
+    }
+
+    private func scheduleUsageFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        flushQueue.asyncAfter(deadline: .now() + .milliseconds(Self.usageFlushDelay.wholeMilliseconds)) { [self] in
+            flushScheduled = false
+            flush()
+        }
+    }
+
+    private func save(_ list: [Registration], for uid: uid_t) throws(SystemError) {
+        let json: JSONValue
+        do { json = try JSONValueEncoder().encode(RegistrationList(registrations: list)) } catch {
+            throw SystemError("encode registrations", code: EINVAL)
+        }
+        try AtomicFile.write(json.serialized() + [0x0A], to: file(for: uid), permissions: 0o600)
+        cache[uid] = list
+        dirtyUsage.remove(uid)
+    }
+}
