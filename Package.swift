@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthClient", "CBOR", "Crypto"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
         .executableTarget(name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey"], path: "Benchmarks"),

@@ -23,7 +23,7 @@ enum Commands {
         let details = try await client.authenticatorInfo(id)
         if json { return print(encode(details).jsonText) }
         let key = details.authenticator, info = details.info
-        let rows: [(String, String)] = [
+        let rows: [(label: String, value: String)] = [
             ("ID", key.id), ("Name", key.name ?? "-"), ("Product", key.product),
             ("Manufacturer", key.manufacturer.isEmpty ? "-" : key.manufacturer),
             ("Transport", key.transport.rawValue), ("Path", key.path),
@@ -40,8 +40,7 @@ enum Commands {
             ("Firmware", String(info.firmwareVersion)),
             ("Options", info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")),
         ]
-        let width = rows.map(\.0.count).max() ?? 0
-        for (label, value) in rows { print(label + ":" + String(repeating: " ", count: width - label.count + 1) + value) }
+        print(aligned(rows))
     }
 
     static func watch(_ client: AuthClient, json: Bool) async throws(AuthClientError) {

@@ -10,3 +10,10 @@ func table(_ header: [String], _ rows: [[String]]) -> String {
     }
     return ([line(header)] + rows.map(line)).joined(separator: "\n")
 }
+
+/// "Label: value" lines, the values lined up after the longest label.
+func aligned(_ rows: [(label: String, value: String)]) -> String {
+    let width = rows.map(\.label.count).max() ?? 0
+    return rows.map { row in row.label + ":" + String(repeating: " ", count: width - row.label.count + 1) + row.value }
+        .joined(separator: "\n")
+}

@@ -13,6 +13,42 @@ let usage = """
       info ID               one key in detail: its CTAP getInfo, PIN and UV state
       watch                 report keys as they come and go, until interrupted
       select [--timeout S]  touch-to-select: every key blinks; prints the one touched
+      register --rp ID --user NAME [OPTIONS]
+                            register a credential (WebAuthn create)
+      assert --rp ID [OPTIONS]
+                            authenticate with a credential (WebAuthn get)
+      registrations list | rename ID NAME | delete ID
+                            authkeyd's record of your registrations; ID may
+                            be the start of a credential id, as list shows it
+
+    register options:
+      --rp-name NAME          the relying party's name (default: its id)
+      --display-name TEXT     the user's display name (default: the user name)
+      --user-id B64URL        the user handle (default: 16 random bytes)
+      --resident              a discoverable credential, kept on the key
+      --attestation none|direct
+      --name TEXT             the name for the key, if authkeyd asks for one
+
+    assert options:
+      --credential B64URL     a credential to use; repeatable (none: any
+                              discoverable credential of the RP)
+      --transaction L=V       a detail to confirm and sign; repeatable, in order
+
+    register and assert options:
+      --challenge B64URL      (default: 32 random bytes)
+      --origin URL            (default: https://RP-ID)
+      --uv required|preferred|discouraged
+                              user verification (default: preferred)
+      --authenticator ID      use this key (see authctl list): no selection
+      --pin-fd N              read the PIN from file descriptor N, a line per
+                              PIN prompt; never give a PIN in the arguments
+      --yes, --no             the answer to "sign this?"
+      --format fido2-tools    print what fido2-cred -V / fido2-assert -V read
+      --timeout SECONDS
+
+    On a terminal, authctl asks there which key, the PIN, "sign this?" and
+    the key's name. Without one, it uses --authenticator, --pin-fd, --yes or
+    --no and --name, and cancels what they do not answer.
 
     Options:
       --socket PATH   authkeyd's socket (default: $AUTHKEYD_SOCKET, then
@@ -36,12 +72,19 @@ guard let command = arguments.subcommand else { fail("no command given\n\n\(usag
 
 let socketPath = arguments.socket ?? AuthClient.defaultSocketPath(environment: currentEnvironment())
 
-/// Checks the operand count before connecting, so usage errors need no daemon.
-func operands(_ count: Int, _ names: String) -> [String] {
+/// Checks the operand count and the options before connecting, so usage
+/// errors need no daemon.
+func operands(_ count: Int, _ names: String, options: Set<String> = []) -> [String] {
+    do { try arguments.check(command, takes: options) } catch { fail("\(error)\n\n\(usage)", .usage) }
     guard arguments.operands.count == count else {
         fail("\(command) takes \(count == 0 ? "no operands" : names)\n\n\(usage)", .usage)
     }
     return arguments.operands
+}
+
+/// A subcommand's own parsing, which reports usage errors the same way.
+func parsed<Command>(_ parse: (Arguments) throws(UsageError) -> Command) -> Command {
+    do { return try parse(arguments) } catch { fail("\(error)\n\n\(usage)", .usage) }
 }
 
 let run: @Sendable (AuthClient) async throws(AuthClientError) -> Void
@@ -60,15 +103,19 @@ case "watch":
     signal(SIGINT, SIG_DFL)
     run = { client throws(AuthClientError) in try await Commands.watch(client, json: json) }
 case "select":
-    _ = operands(0, "")
-    var timeout: Duration?
-    if let text = arguments.options["timeout"] {
-        guard let seconds = Double(text), seconds > 0 else { fail("--timeout takes seconds, such as 30", .usage) }
-        timeout = .milliseconds(Int(seconds * 1000))
-    }
+    _ = operands(0, "", options: ["timeout"])
+    let timeout = parsed { arguments throws(UsageError) in try arguments.timeout() }
     let json = arguments.json
-    let chosen = timeout
-    run = { client throws(AuthClientError) in try await Commands.select(client, timeout: chosen, json: json) }
+    run = { client throws(AuthClientError) in try await Commands.select(client, timeout: timeout, json: json) }
+case "register":
+    let register = parsed(RegisterCommand.init)
+    run = { client throws(AuthClientError) in try await register.run(client) }
+case "assert":
+    let assert = parsed(AssertCommand.init)
+    run = { client throws(AuthClientError) in try await assert.run(client) }
+case "registrations":
+    let registrations = parsed(RegistrationsCommand.init)
+    run = { client throws(AuthClientError) in try await registrations.run(client) }
 default:
     fail("unknown command '\(command)'\n\n\(usage)", .usage)
 }

@@ -1,0 +1,40 @@
+import AuthClient
+import CBOR
+import Crypto
+
+/// The line formats Debian's fido2-tools verify: what `fido2-cred -M` and
+/// `fido2-assert -G` print, and `fido2-cred -V` / `fido2-assert -V` read
+/// (fido2-cred(1), fido2-assert(1) INPUT and OUTPUT FORMAT). Binary values
+/// are standard base64 with padding, as the tools print them.
+enum Fido2ToolsFormat {
+    /// A registration: client data hash, RP id, format, authenticator data,
+    /// credential id, attestation signature, and the certificate if any.
+    static func credential(_ credential: CredentialJSON, rpID: String) throws(AuthClientError) -> String {
+        let attestation = try credential.attestationObject()
+        var lines = [
+            Base64.encode(SHA256.hash(credential.response.clientDataJSON.bytes)), rpID, attestation.format,
+            Base64.encode(wrapped(attestation.authenticatorData)), Base64.encode(credential.rawId.bytes),
+            Base64.encode(attestation.signature),
+        ]
+        if let certificate = attestation.certificate { lines.append(Base64.encode(certificate)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// An authentication: client data hash, RP id, authenticator data,
+    /// signature, and the user id when the key returned one.
+    static func assertion(_ credential: CredentialJSON, rpID: String) throws(AuthClientError) -> String {
+        let assertion = try credential.assertion()
+        var lines = [
+            Base64.encode(SHA256.hash(credential.response.clientDataJSON.bytes)), rpID,
+            Base64.encode(wrapped(assertion.authenticatorData)), Base64.encode(assertion.signature),
+        ]
+        if let user = credential.response.userHandle, !user.bytes.isEmpty { lines.append(Base64.encode(user.bytes)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// libfido2 takes authenticator data as CTAP carries it: a CBOR byte
+    /// string, not the raw bytes WebAuthn's JSON holds.
+    private static func wrapped(_ authenticatorData: [UInt8]) -> [UInt8] {
+        CBOR.bytes(authenticatorData).encoded()
+    }
+}

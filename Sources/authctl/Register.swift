@@ -1,0 +1,71 @@
+import AuthClient
+import AuthProtocol
+import SystemKit
+
+/// `authctl register`: a new credential through `credentials.create`.
+struct RegisterCommand: Sendable {
+    static let options: Set<String> = [
+        "rp", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "resident", "uv", "attestation",
+        "authenticator", "name", "pin-fd", "yes", "no", "format", "timeout",
+    ]
+
+    let params: CreateParams
+    let answers: CommandLineAnswers
+    let output: OutputFormat
+
+    /// Everything is checked here, before connecting: a usage error needs no daemon.
+    init(_ arguments: Arguments) throws(UsageError) {
+        try arguments.check("register", takes: Self.options)
+        guard arguments.operands.isEmpty else { throw UsageError("register takes no operands") }
+        output = try OutputFormat(arguments)
+        answers = try CommandLineAnswers(arguments)
+        let rpID = try arguments.required("rp")
+        let userName = try arguments.required("user")
+        let userVerification = try arguments.choice("uv", of: ["required", "preferred", "discouraged"], default: "preferred")
+        let attestation = try arguments.choice("attestation", of: ["none", "direct"], default: "none")
+        let resident = arguments.flags.contains("resident")
+
+        var params = CreateParams(
+            rp: .init(id: rpID, name: arguments.options["rp-name"] ?? rpID),
+            user: .init(
+                id: Base64URLBytes(try arguments.bytes("user-id") ?? randomBytes(16)), name: userName,
+                displayName: arguments.options["display-name"] ?? userName),
+            challenge: Base64URLBytes(try arguments.challenge()))
+        params.authenticatorSelection = .init(
+            residentKey: resident ? "required" : "discouraged", requireResidentKey: resident,
+            userVerification: userVerification)
+        // fido2-cred -V checks an attestation signature: there must be one.
+        params.attestation = output == .fido2Tools ? "direct" : attestation
+        params.origin = arguments.options["origin"]
+        params.authenticator = answers.authenticator
+        params.timeout = try arguments.timeout()?.wholeMilliseconds
+        self.params = params
+    }
+
+    func run(_ client: AuthClient) async throws(AuthClientError) {
+        client.setUI(CommandLineUI(answers: answers, terminal: Terminal.open()))
+        // The raw result, so that --json prints all the daemon sent,
+        // members this build does not know included.
+        let json = try await client.call(Method.createCredential, params, as: JSONValue.self)
+        if output == .json { return print(json.jsonText) }
+        let result = try CredentialResult(json)
+        let credential = try CredentialJSON(result.credential)
+        switch output {
+        case .fido2Tools: print(try Fido2ToolsFormat.credential(credential, rpID: params.rp.id ?? ""))
+        default: print(summary(credential, registration: result.registration))
+        }
+    }
+
+    private func summary(_ credential: CredentialJSON, registration: Registration?) -> String {
+        let rp = params.rp, user = params.user, rpID = rp.id ?? ""
+        let resident = registration?.residentKey ?? (params.authenticatorSelection?.residentKey == "required")
+        return "Registered a credential.\n" + aligned([
+            ("Credential ID", credential.id),
+            ("Relying party", rp.name == rpID ? rpID : "\(rpID) (\(rp.name))"),
+            ("User", user.displayName == user.name ? user.name : "\(user.name) (\(user.displayName))"),
+            ("Security key", registration.map { "\($0.authenticatorProduct) (\($0.transport.rawValue))" } ?? "-"),
+            ("Name", registration?.friendlyName ?? "(unnamed)"),
+            ("Discoverable", resident ? "yes (resident on the key)" : "no"),
+        ])
+    }
+}

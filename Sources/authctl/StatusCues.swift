@@ -1,0 +1,35 @@
+import AuthProtocol
+import Synchronization
+import SystemKit
+
+/// The "touch your key" cues: each `operation.status` worth telling the
+/// user is written to standard error once, when it changes, so that it
+/// shows at the terminal without mixing into output a script reads.
+final class StatusCues: Sendable {
+    private let last = Mutex<OperationStatus.Status?>(nil)
+
+    func show(_ status: OperationStatus) {
+        let changed = last.withLock { last -> Bool in
+            defer { last = status.status }
+            return last != status.status
+        }
+        guard changed, let cue = Self.cue(for: status.status) else { return }
+        writeToStandardError(cue + "\n")
+    }
+
+    /// After a prompt the same status may mean a new wait: a second touch
+    /// after a wrong PIN. Tell it again.
+    func forget() {
+        last.withLock { $0 = nil }
+    }
+
+    static func cue(for status: OperationStatus.Status) -> String? {
+        switch status {
+        case .waitingForTouch: return "Touch your security key…"
+        case .waitingForUv: return "Place your finger on the sensor…"
+        case .queued: return "Waiting for the key (another program is using it)…"
+        case .selectingByTouch: return "Touch the security key you want to use…"
+        case .processing, .sampleCaptured: return nil
+        }
+    }
+}
