@@ -22,12 +22,8 @@ extension Broker {
         }
     }
 
-    /// The methods `hello` advertises.
-    static let capabilities = [
-        Method.listAuthenticators, Method.authenticatorInfo, Method.watchAuthenticators, Method.selectAuthenticator,
-        Method.cancelOperation, Method.createCredential, Method.getCredential, Method.listRegistrations,
-        Method.renameRegistration, Method.deleteRegistration,
-    ]
+    /// The methods `hello` advertises: every one but itself.
+    static let capabilities = Method.clientMethods.filter { $0 != Method.hello }
 
     private func hello(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
         let hello = try decode(HelloParams.self, params)

@@ -19,6 +19,17 @@ public enum Method {
     public static let authenticatorChanged = "authenticators.changed"
     public static let operationStatus = "operation.status"
     public static let shuttingDown = "daemon.shuttingDown"
+
+    /// Every method a client may call.
+    public static let clientMethods = [
+        hello, listAuthenticators, authenticatorInfo, watchAuthenticators, selectAuthenticator, cancelOperation,
+        createCredential, getCredential, listRegistrations, renameRegistration, deleteRegistration,
+    ]
+
+    /// Every notification the daemon sends.
+    public static let notifications = [
+        authenticatorAdded, authenticatorRemoved, authenticatorChanged, operationStatus, shuttingDown,
+    ]
 }
 
 /// The protocol version this build speaks (`hello`'s `protocol`).

@@ -11,6 +11,9 @@ public enum Prompt {
     public static let confirmTransaction = "ui.confirmTransaction"
     /// retrieveAuthenticatorDescription: proceed with `{friendlyName}`.
     public static let describeAuthenticator = "ui.describeAuthenticator"
+
+    /// Every prompt the daemon may send.
+    public static let all = [selectAuthenticator, enterPin, confirmTransaction, describeAuthenticator]
 }
 
 /// What the prompts say about the operation (PROTOCOL.md "OperationInfo").
