@@ -124,7 +124,7 @@ public final class AuthClient: Sendable {
 
     // MARK: - Wire
 
-    private func encodeParams(_ params: some Encodable) throws(AuthClientError) -> JSONValue {
+    func encodeParams(_ params: some Encodable) throws(AuthClientError) -> JSONValue {
         do { return try JSONValueEncoder().encode(params) } catch {
             throw .protocolViolation("cannot encode params: \(error)")
         }

@@ -43,6 +43,20 @@ enum PendingConnections {
     static func take(_ path: String) -> (any HIDReportConnection)? {
         table.withLock { $0.byPath.removeValue(forKey: path) }
     }
+
+    /// Connections whose libfido2 handle is being closed only to be opened
+    /// again (`Device.reopen()`): the close callback leaves them up.
+    private static let reopening = Mutex<Set<ObjectIdentifier>>([])
+
+    static func keepingOpen(_ connection: any HIDReportConnection, _ close: () -> Void) {
+        reopening.withLock { _ = $0.insert(ObjectIdentifier(connection)) }
+        defer { reopening.withLock { _ = $0.remove(ObjectIdentifier(connection)) } }
+        close()
+    }
+
+    static func isBeingReopened(_ connection: any HIDReportConnection) -> Bool {
+        reopening.withLock { $0.contains(ObjectIdentifier(connection)) }
+    }
 }
 
 /// The handle libfido2 keeps between `open` and `close`.
@@ -62,7 +76,7 @@ let customIOFunctions = fido_dev_io_t(
     close: { handle in
         guard let handle else { return }
         let box = Unmanaged<ConnectionHandle>.fromOpaque(handle).takeRetainedValue()
-        box.connection.close()
+        if !PendingConnections.isBeingReopened(box.connection) { box.connection.close() }
     },
     read: { handle, buffer, length, milliseconds in
         guard let handle, let buffer, length >= hidReportSize else { return -1 }

@@ -18,15 +18,23 @@ public final class Device: @unchecked Sendable {
 
     /// The hidraw path, or the pseudo-path of a custom connection.
     public let path: String
+    /// What `reopen()` opens again: the hidraw path, or the same connection.
+    private let origin: Origin
+
+    private enum Origin {
+        case hidraw(String)
+        case connection(any HIDReportConnection)
+    }
 
     /// The default time a single operation may take, touches included.
     public static let defaultTimeout: Duration = .seconds(30)
 
-    private init(path: String, timeout: Duration) throws(FIDO2Error) {
+    private init(path: String, origin: Origin, timeout: Duration) throws(FIDO2Error) {
         FIDO2Library.ensureInitialized()
         guard let handle = fido_dev_new() else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "fido_dev_new") }
         self.handle = handle
         self.path = path
+        self.origin = origin
         self.timeoutMilliseconds = Atomic(Self.milliseconds(timeout))
         // Before open, so that CTAPHID_INIT and getInfo are bounded too;
         // libfido2's default of -1 waits forever.
@@ -41,7 +49,7 @@ public final class Device: @unchecked Sendable {
 
     /// Opens a key by its hidraw path (`fido_dev_open`).
     public static func open(path: String, timeout: Duration = defaultTimeout) throws(FIDO2Error) -> Device {
-        let device = try Device(path: path, timeout: timeout)
+        let device = try Device(path: path, origin: .hidraw(path), timeout: timeout)
         try check(fido_dev_open(device.handle, path), "fido_dev_open")
         device.isOpen.store(true, ordering: .releasing)
         return device
@@ -54,12 +62,37 @@ public final class Device: @unchecked Sendable {
     ) throws(FIDO2Error) -> Device {
         let pseudoPath = PendingConnections.file(connection)
         defer { _ = PendingConnections.take(pseudoPath) }
-        let device = try Device(path: name ?? pseudoPath, timeout: timeout)
+        let device = try Device(path: name ?? pseudoPath, origin: .connection(connection), timeout: timeout)
         var functions = customIOFunctions
         try check(fido_dev_set_io_functions(device.handle, &functions), "fido_dev_set_io_functions")
         try check(fido_dev_open(device.handle, pseudoPath), "fido_dev_open")
         device.isOpen.store(true, ordering: .releasing)
         return device
+    }
+
+    /// Closes the key and opens it again, so that libfido2 reads getInfo
+    /// afresh. libfido2 decides at open how to verify the user later (a
+    /// token from the key's own sensor only if getInfo then said `uv:
+    /// true`; see `fido_dev_has_uv`), so after a PIN is set or a
+    /// fingerprint enrolled or removed, the old handle would ask the wrong
+    /// way. A custom connection stays up: only the channel is new.
+    public func reopen() throws(FIDO2Error) {
+        try callLock.withLock { () throws(FIDO2Error) in
+            guard isOpen.exchange(false, ordering: .acquiringAndReleasing) else {
+                throw FIDO2Error(code: FIDO_ERR_INVALID_ARGUMENT, function: "device closed")
+            }
+            switch origin {
+            case .hidraw(let path):
+                _ = fido_dev_close(handle)
+                try check(fido_dev_open(handle, path), "fido_dev_open")
+            case .connection(let connection):
+                PendingConnections.keepingOpen(connection) { _ = fido_dev_close(handle) }
+                let pseudoPath = PendingConnections.file(connection)
+                defer { _ = PendingConnections.take(pseudoPath) }
+                try check(fido_dev_open(handle, pseudoPath), "fido_dev_open")
+            }
+            isOpen.store(true, ordering: .releasing)
+        }
     }
 
     /// Closes the device (`fido_dev_close`); later calls fail.

@@ -24,6 +24,12 @@ public struct PIN: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     /// The number of UTF-8 bytes.
     public var byteCount: Int { storage.count }
 
+    /// The longest PIN CTAP carries: 63 bytes of UTF-8 (§6.5.5.5, padded to 64).
+    public static let maximumByteCount = 63
+
+    /// The shortest minimum a key may ask for (CTAP 2.1 §6.4: at least 4 code points).
+    public static let minimumCodePointCount = 4
+
     public var description: String { "<redacted PIN>" }
     public var debugDescription: String { "<redacted PIN>" }
 

@@ -19,11 +19,13 @@ struct Arguments {
     /// Options that take a value, options that take one each time they are
     /// given, and options that are flags.
     static let valued: Set<String> = [
-        "socket", "timeout", "rp", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "uv",
+        "socket", "timeout", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "uv",
         "attestation", "authenticator", "name", "pin-fd", "format",
     ]
-    static let repeatable: Set<String> = ["credential", "transaction"]
-    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no"]
+    /// `--rp` names one relying party for most commands, and several for
+    /// `config min-pin-length`; `single` refuses a second where one is meant.
+    static let repeatable: Set<String> = ["credential", "transaction", "rp"]
+    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change"]
 
     init(_ arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
@@ -76,9 +78,17 @@ struct Arguments {
         }
     }
 
+    /// The value of an option given at most once, if given.
+    func single(_ name: String) throws(UsageError) -> String? {
+        if let value = options[name] { return value }
+        let values = repeated[name] ?? []
+        guard values.count <= 1 else { throw UsageError("--\(name) given twice") }
+        return values.first
+    }
+
     /// The value of an option the subcommand cannot do without.
     func required(_ name: String) throws(UsageError) -> String {
-        guard let value = options[name], !value.isEmpty else { throw UsageError("--\(name) is required") }
+        guard let value = try single(name), !value.isEmpty else { throw UsageError("--\(name) is required") }
         return value
     }
 

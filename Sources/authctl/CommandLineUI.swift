@@ -1,5 +1,6 @@
 import AuthClient
 import AuthProtocol
+import SystemKit
 
 /// authctl's side of the UI handshake. Every prompt is answered from the
 /// command line first (CommandLineAnswers), else at the terminal when
@@ -8,7 +9,11 @@ import AuthProtocol
 struct CommandLineUI: AuthenticatorUI {
     let answers: CommandLineAnswers
     let terminal: Terminal?
-    let cues = StatusCues()
+    var cues = StatusCues()
+    /// What a new PIN must be, to word the prompt (the key's minimum, when
+    /// the command read it).
+    var newPINRules = NewPINRules(keyMinimum: nil)
+    private let given = GivenPINs()
 
     func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {
         cues.forget()
@@ -19,9 +24,23 @@ struct CommandLineUI: AuthenticatorUI {
 
     func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String? {
         cues.forget()
-        if let pins = answers.pins { return await onOwnThread { pins.next() } }
-        guard let terminal else { return nil }
-        return await onOwnThread { terminal.enterPIN(for: authenticator, reason: reason, retries: retries) }
+        if let known = given.reusable(for: reason, key: authenticator.id) { return known }
+        let refusal = reason == .newRejected ? given.whyRefused(newPINRules) : nil
+        let pin: String?
+        if let pins = answers.pins {
+            // A script learns why its new PIN was refused before the next line is read.
+            if let refusal { writeToStandardError("authctl: the key refused the new PIN (\(refusal))\n") }
+            pin = await onOwnThread { pins.next() }
+        } else if let terminal {
+            pin = await onOwnThread { [newPINRules] in
+                terminal.enterPIN(
+                    for: authenticator, operation: operation, reason: reason, retries: retries, rules: newPINRules, refusal: refusal)
+            }
+        } else {
+            return nil
+        }
+        if let pin { given.record(pin, for: reason, key: authenticator.id) }
+        return pin
     }
 
     func confirmTransaction(_ transaction: Transaction, operation: OperationInfo) async -> Bool {

@@ -31,40 +31,26 @@ enum RegistrationsCommand: Sendable {
             print(table(
                 ["ID", "RP", "USER", "KEY", "CREATED", "LAST USED"],
                 registrations.map { registration in
-                    [Self.shortened(registration.id), registration.rpId, registration.user.name,
+                    [IDPrefix.shortened(registration.id), registration.rpId, registration.user.name,
                      registration.friendlyName ?? registration.authenticatorProduct,
                      utcDate(registration.createdAt), registration.lastUsedAt.map(utcDate) ?? "never"]
                 }))
         case .rename(let given, let name):
             let id = try await Self.resolve(given, client)
             let renamed = try await client.renameRegistration(id: id, to: name)
-            print("Renamed \(Self.shortened(renamed.id)) to \"\(renamed.friendlyName ?? name)\".")
+            print("Renamed \(IDPrefix.shortened(renamed.id)) to \"\(renamed.friendlyName ?? name)\".")
         case .delete(let given):
             let id = try await Self.resolve(given, client)
             try await client.deleteRegistration(id: id)
-            print("Deleted \(Self.shortened(id)).")
+            print("Deleted \(IDPrefix.shortened(id)).")
         }
     }
 
-    /// The shortest start of an id that `rename` and `delete` accept.
-    static let shortestPrefix = 8
-
-    /// Credential ids run to a hundred characters; the table shows their
-    /// start, which `rename` and `delete` accept as they accept a whole id.
-    static func shortened(_ id: String) -> String {
-        id.count <= 20 ? id : String(id.prefix(16)) + "…"
-    }
-
-    /// The whole id of the one registration whose id `given` is, or starts
-    /// (with at least `shortestPrefix` characters, so that a slip of the
-    /// keyboard cannot pick a registration to delete). An id that matches
-    /// none goes to the daemon as it is, for its own answer.
+    /// The whole id of the one registration that `given` names (see
+    /// `IDPrefix`). An id that matches none goes to the daemon as it is,
+    /// for its own answer.
     static func resolve(_ given: String, _ client: AuthClient) async throws(AuthClientError) -> String {
-        let prefix = given.hasSuffix("…") ? String(given.dropLast()) : given
-        let ids = try await client.listRegistrations().map(\.id)
-        if ids.contains(prefix) { return prefix }
-        guard prefix.count >= shortestPrefix else { return given }
-        let matches = ids.filter { $0.hasPrefix(prefix) }
+        let matches = IDPrefix.matches(given, in: try await client.listRegistrations().map(\.id))
         guard matches.count <= 1 else { fail("\(given) starts \(matches.count) registrations' ids: give more of it", .usage) }
         return matches.first ?? given
     }

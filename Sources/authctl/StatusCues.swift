@@ -7,13 +7,21 @@ import SystemKit
 /// shows at the terminal without mixing into output a script reads.
 final class StatusCues: Sendable {
     private let last = Mutex<OperationStatus.Status?>(nil)
+    /// What each status says; a command may say it its own way (a reset
+    /// asks for the touch that confirms it, an enrollment counts samples).
+    private let wording: @Sendable (OperationStatus) -> String?
+
+    init(wording: @escaping @Sendable (OperationStatus) -> String? = { StatusCues.cue(for: $0.status) }) {
+        self.wording = wording
+    }
 
     func show(_ status: OperationStatus) {
         let changed = last.withLock { last -> Bool in
             defer { last = status.status }
-            return last != status.status
+            // Each captured sample is news, even right after another.
+            return last != status.status || status.status == .sampleCaptured
         }
-        guard changed, let cue = Self.cue(for: status.status) else { return }
+        guard changed, let cue = wording(status) else { return }
         writeToStandardError(cue + "\n")
     }
 

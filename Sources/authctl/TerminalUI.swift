@@ -6,7 +6,7 @@ import AuthProtocol
 /// makes sense, or "q".
 extension Terminal {
     func chooseAuthenticator(_ keys: [Authenticator], operation: OperationInfo) -> AuthenticatorChoice? {
-        var menu = "Which security key for \(printable(operation.rpId))?\n"
+        var menu = "Which security key\(operation.rpId.map { " for \(printable($0))" } ?? "")?\n"
         for (number, key) in keys.enumerated() {
             let name = key.name.map { "\"\(printable($0))\"  " } ?? ""
             menu += "  \(number + 1)) \(printable(key.id))  \(name)\(printable(key.product)) (\(key.transport.rawValue))\n"
@@ -25,15 +25,56 @@ extension Terminal {
         return nil
     }
 
-    func enterPIN(for key: Authenticator, reason: EnterPinPrompt.Reason, retries: Int?) -> String? {
-        if reason == .invalid { say("Wrong PIN.\n") }
-        let left = retries.map { " (\($0) attempt\($0 == 1 ? "" : "s") left)" } ?? ""
-        guard let pin = askSecret("PIN for \(printable(key.product))\(left): "), !pin.isEmpty else { return nil }
+    /// The PIN a prompt asks for, worded by its reason. `refusal` says why
+    /// the key refused the last new PIN (`newRejected`).
+    func enterPIN(
+        for key: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?, rules: NewPINRules,
+        refusal: String?
+    ) -> String? {
+        let product = printable(key.product)
+        let left = retries.map { " (\(attemptsLeft($0)))" } ?? ""
+        switch reason {
+        case .required:
+            return askPIN("PIN for \(product)\(left): ")
+        case .current:
+            return askPIN("Current PIN for \(product)\(left): ")
+        case .invalid:
+            say("Wrong PIN.\n")
+            // A change asks again for the PIN the key has now: say which.
+            let which = operation.action == ManagementMethod.changePin ? "Current PIN" : "PIN"
+            return askPIN("\(which) for \(product)\(left): ")
+        case .new:
+            return askNewPIN(for: product, rules)
+        case .newRejected:
+            say("The key refused that PIN (\(refusal ?? "it breaks the key's own rules")); choose another.\n")
+            return askNewPIN(for: product, rules)
+        }
+    }
+
+    /// A PIN typed with echo off; nil at Ctrl-D or an empty line.
+    private func askPIN(_ question: String) -> String? {
+        guard let pin = askSecret(question), !pin.isEmpty else { return nil }
         return pin
     }
 
+    /// A new PIN, typed twice: a slip of the finger in a PIN nobody sees
+    /// would lock its owner out. A length the key cannot take is asked
+    /// again at once, with the reason.
+    private func askNewPIN(for product: String, _ rules: NewPINRules) -> String? {
+        while true {
+            guard let pin = askPIN("New PIN for \(product) (at least \(rules.minimumLength) characters): ") else { return nil }
+            if let problem = rules.problem(with: pin) {
+                say("That PIN is \(problem); choose another.\n")
+                continue
+            }
+            guard let again = askSecret("New PIN again: ") else { return nil }
+            if again == pin { return pin }
+            say("The two PINs differ; try again.\n")
+        }
+    }
+
     func confirm(_ transaction: Transaction, operation: OperationInfo) -> Bool {
-        var text = "\(printable(operation.rpId)) asks you to sign:\n"
+        var text = "\(printable(operation.rpId ?? "authkeyd")) asks you to sign:\n"
         for (label, value) in transaction.details {
             text += "  \(printable(label)): \(printable(value.stringValue ?? ""))\n"
         }
@@ -49,6 +90,11 @@ extension Terminal {
         guard let answer = ask("Name this security key\(offered): ")?.trimmed else { return nil }
         return answer.isEmpty ? suggestion : answer
     }
+}
+
+/// "1 attempt left", "8 attempts left": a PIN's or a fingerprint's.
+func attemptsLeft(_ count: Int) -> String {
+    "\(count) attempt\(count == 1 ? "" : "s") left"
 }
 
 /// Text from the daemon (and so from a relying party) with its control

@@ -21,6 +21,25 @@ let usage = """
                             authkeyd's record of your registrations; ID may
                             be the start of a credential id, as list shows it
 
+    Key management (authkeyd's admins only; ID as authctl list shows it):
+      pin set ID | change ID | retries ID
+                            set or change the key's PIN; the attempts left
+      reset ID [--yes-really]
+                            erase every credential on the key, its PIN and
+                            fingerprints; asks you to type its product name
+      credentials list ID [--rp RPID] | delete ID CRED
+                | update ID CRED [--user NAME] [--display-name TEXT]
+                            the discoverable credentials on the key; CRED
+                            may be the start of a credential id
+      fingerprints info ID | list ID | enroll ID [--name TEXT]
+                | rename ID TEMPLATE NAME | delete ID TEMPLATE
+                            the fingerprints the key's sensor knows
+      config always-uv ID on|off
+                            require the PIN or a fingerprint for every use
+      config min-pin-length ID N [--rp RPID]... [--force-change]
+                            raise the key's minimum PIN length; the sites
+                            that may read it; demand a new PIN now
+
     register options:
       --rp-name NAME          the relying party's name (default: its id)
       --display-name TEXT     the user's display name (default: the user name)
@@ -40,15 +59,18 @@ let usage = """
       --uv required|preferred|discouraged
                               user verification (default: preferred)
       --authenticator ID      use this key (see authctl list): no selection
-      --pin-fd N              read the PIN from file descriptor N, a line per
-                              PIN prompt; never give a PIN in the arguments
+      --pin-fd N              read PINs from file descriptor N, a line each
+                              time one is asked (also for key management);
+                              never give a PIN in the arguments
       --yes, --no             the answer to "sign this?"
       --format fido2-tools    print what fido2-cred -V / fido2-assert -V read
       --timeout SECONDS
 
-    On a terminal, authctl asks there which key, the PIN, "sign this?" and
-    the key's name. Without one, it uses --authenticator, --pin-fd, --yes or
-    --no and --name, and cancels what they do not answer.
+    On a terminal, authctl asks there which key, the PIN (a new PIN twice),
+    "sign this?" and the key's name. Without one, it uses --authenticator,
+    --pin-fd, --yes or --no and --name (reset: --yes-really), and cancels
+    what they do not answer. A PIN the key accepted answers the rest of
+    the command: it is asked (and read from --pin-fd) once.
 
     Options:
       --socket PATH   authkeyd's socket (default: $AUTHKEYD_SOCKET, then
@@ -107,17 +129,10 @@ case "select":
     let timeout = parsed { arguments throws(UsageError) in try arguments.timeout() }
     let json = arguments.json
     run = { client throws(AuthClientError) in try await Commands.select(client, timeout: timeout, json: json) }
-case "register":
-    let register = parsed(RegisterCommand.init)
-    run = { client throws(AuthClientError) in try await register.run(client) }
-case "assert":
-    let assert = parsed(AssertCommand.init)
-    run = { client throws(AuthClientError) in try await assert.run(client) }
-case "registrations":
-    let registrations = parsed(RegistrationsCommand.init)
-    run = { client throws(AuthClientError) in try await registrations.run(client) }
 default:
-    fail("unknown command '\(command)'\n\n\(usage)", .usage)
+    guard let type = subcommands[command] else { fail("unknown command '\(command)'\n\n\(usage)", .usage) }
+    let subcommand = parsed(type.init)
+    run = { client throws(AuthClientError) in try await subcommand.run(client) }
 }
 
 do throws(AuthClientError) {

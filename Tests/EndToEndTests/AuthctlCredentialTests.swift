@@ -12,27 +12,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2))) struct AuthctlCredentialTests {
     static let registerAlice = ["register", "--rp", "example.org", "--user", "alice"]
 
-    /// Runs authctl on the daemon's socket in a session of its own
-    /// (`setsid`): without a controlling terminal it must take every answer
-    /// from its arguments, even when the tests run from a terminal. `pins`,
-    /// if given, reach authctl on file descriptor 3 through a pipe — never
-    /// in any argv.
-    func authctl(_ daemon: DaemonProcess, _ arguments: [String], pins: String? = nil) throws -> CommandResult {
-        let redirections = pins == nil ? "</dev/null" : "3<&0 </dev/null"
-        let command = [builtProduct("authctl"), "--socket", daemon.socketPath] + arguments
-        return try run("/bin/sh", ["-c", "exec /usr/bin/setsid -w \"$@\" \(redirections)", "sh"] + command, input: pins ?? "")
-    }
-
-    /// The one line of JSON a `--json` run printed.
-    func json(_ result: CommandResult) throws -> JSONValue {
-        try JSONParser().parse(Array(result.standardOutput.utf8.dropLast()))
-    }
-
     /// Registers alice at example.org on key v1; returns the credential id (base64url).
     func register(_ daemon: DaemonProcess, _ extra: [String] = [], pins: String? = nil) throws -> String {
         let result = try authctl(daemon, Self.registerAlice + ["--authenticator", "v1", "--json"] + extra, pins: pins)
         try #require(result.status == 0, "register: \(result.standardError)\n\(daemon.log)")
-        return try #require(try json(result)["credential"]?["id"]?.stringValue)
+        return try #require(try result.json()["credential"]?["id"]?.stringValue)
     }
 
     @Test func scriptedRegisterNamesTheKeyAndPrintsTheResult() async throws {
@@ -41,7 +25,7 @@ import Testing
         let result = try authctl(daemon, Self.registerAlice + ["--authenticator", "v1", "--name", "Work key", "--json"])
         #expect(result.status == 0, "\(result.standardError)\n\(daemon.log)")
         #expect(result.standardOutput.filter { $0 == "\n" }.count == 1, "one line of JSON")
-        let output = try json(result)
+        let output = try result.json()
         #expect(output["credential"]?["response"]?["attestationObject"]?.stringValue?.isEmpty == false)
         #expect(output["registration"]?["friendlyName"] == "Work key")
         #expect(output["registration"]?["rpId"] == "example.org")
@@ -72,7 +56,7 @@ import Testing
 
         // No --credential: a discoverable credential, and its user handle.
         let discoverable = try register(daemon, ["--resident", "--user-id", "dXNlci0x"])
-        let json = try json(try authctl(daemon, ["assert", "--rp", "example.org", "--authenticator", "v1", "--json"]))
+        let json = try authctl(daemon, ["assert", "--rp", "example.org", "--authenticator", "v1", "--json"]).json()
         #expect(json["credential"]?["id"]?.stringValue == discoverable)
         #expect(json["credential"]?["response"]?["userHandle"] == "dXNlci0x")
     }
@@ -119,7 +103,7 @@ import Testing
             "assert", "--rp", "example.org", "--credential", id, "--challenge", "Y2hhbGxlbmdlLW51bWJlci0x",
             "--origin", "https://example.org",
         ]
-        let response = try json(try authctl(daemon, fixed + ["--json"]))["credential"]?["response"]
+        let response = try authctl(daemon, fixed + ["--json"]).json()["credential"]?["response"]
         let clientData = try #require(response?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
         let tools = try authctl(daemon, fixed + ["--format", "fido2-tools"])
         try #require(tools.status == 0, "\(tools.standardError)")
@@ -157,7 +141,7 @@ import Testing
         let details = ["assert", "--rp", "example.org", "--credential", id, "--transaction", "Amount=10", "--transaction", "Payee=Bob"]
         let confirmed = try authctl(daemon, details + ["--yes", "--json"])
         #expect(confirmed.status == 0, "\(confirmed.standardError)\n\(daemon.log)")
-        let clientData = try #require(try json(confirmed)["credential"]?["response"]?["clientDataJSON"]?.stringValue)
+        let clientData = try #require(try confirmed.json()["credential"]?["response"]?["clientDataJSON"]?.stringValue)
         let signed = String(decoding: try #require(Base64URL.decode(clientData)), as: UTF8.self)
         #expect(signed.contains("Amount") && signed.contains("Bob"), "the signature commits to the details: \(signed)")
 
@@ -178,7 +162,7 @@ import Testing
         }
 
         #expect(try authctl(daemon, ["registrations", "rename", id, "Home key"]).status == 0)
-        let listed = try json(try authctl(daemon, ["registrations", "list", "--json"]))
+        let listed = try authctl(daemon, ["registrations", "list", "--json"]).json()
         #expect(listed["registrations"]?.arrayValue?.count == 1)
         #expect(listed["registrations"]?.arrayValue?.first?["friendlyName"] == "Home key")
 
@@ -188,7 +172,7 @@ import Testing
 
         let deleted = try authctl(daemon, ["registrations", "delete", id])
         #expect(deleted.status == 0, "\(deleted.standardError)")
-        let empty = try json(try authctl(daemon, ["registrations", "list", "--json"]))
+        let empty = try authctl(daemon, ["registrations", "list", "--json"]).json()
         #expect(empty["registrations"]?.arrayValue?.isEmpty == true)
     }
 
@@ -252,67 +236,5 @@ import Testing
         // No daemon listens there: a usage error must be found before connecting (else 69).
         let result = try run(builtProduct("authctl"), ["--socket", "/tmp/authkeyd-nobody-home.sock"] + arguments)
         #expect(result.status == 64, "\(arguments): \(result.standardError)")
-    }
-}
-
-/// A command on a pseudo-terminal of its own (util-linux `script`), driven
-/// as a person drives it: wait for each question, then type the answer.
-final class TerminalSession {
-    private let process = Process()
-    private let keyboard = Pipe()
-    private let screen = Pipe()
-    private var shown: [UInt8] = []
-    /// Where the next `waitFor` starts looking, so a question asked twice is waited for twice.
-    private var cursor = 0
-
-    init(_ command: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        process.arguments = ["--quiet", "--return", "--command", quoted, "/dev/null"]
-        process.standardInput = keyboard
-        process.standardOutput = screen
-        process.standardError = screen
-        try process.run()
-    }
-
-    deinit { if process.isRunning { process.terminate() } }
-
-    /// Whether `text` shows on the terminal within the timeout.
-    func waitFor(_ text: String, timeout: Duration = .seconds(10)) -> Bool {
-        let wanted = Array(text.utf8)
-        let fd = screen.fileHandleForReading.fileDescriptor
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = range(of: wanted, from: cursor) {
-                cursor = found
-                return true
-            }
-            let remaining = (deadline - ContinuousClock.now).wholeMilliseconds
-            guard remaining > 0, (try? waitUntilReadable(fd, timeoutMilliseconds: remaining)) == true else { return false }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { return false }
-            shown += buffer.prefix(count)
-        }
-    }
-
-    func type(_ text: String, newline: Bool = true) {
-        keyboard.fileHandleForWriting.write(Data((newline ? text + "\n" : text).utf8))
-    }
-
-    /// Waits for the command to end: its exit status and all it showed.
-    func finish() -> (status: Int32, transcript: String) {
-        shown += screen.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: shown, as: UTF8.self))
-    }
-
-    /// The end of the first `wanted` in what was shown from `start` on.
-    private func range(of wanted: [UInt8], from start: Int) -> Int? {
-        guard shown.count - start >= wanted.count else { return nil }
-        for index in start...(shown.count - wanted.count) where shown[index..<index + wanted.count].elementsEqual(wanted) {
-            return index + wanted.count
-        }
-        return nil
     }
 }

@@ -8,15 +8,14 @@ import Testing
 /// and stops.
 @Suite(.timeLimit(.minutes(2))) struct DaemonLifecycleTests {
     @Test func anUnauthorizedUIDIsRefusedAndAnAuthorizedOneServed() async throws {
-        try #require(getuid() == 0 && isInstalled("setpriv"), "needs root and setpriv to act as another uid")
+        try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
         let directory = TemporaryDirectory(prefix: "authkeyd")
         chmod(directory.path, 0o755)
         let daemon = try DaemonProcess(
             ["--virtual-key", "name=Policy Key", "--allow-users", "root", "--socket-mode", "0666"], directory: directory)
         _ = try await daemon.waitForKeys(1)
         let authctl = builtProduct("authctl")
-        let asNobody = try run(
-            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", authctl, "--socket", daemon.socketPath, "list"])
+        let asNobody = try OtherUser.run(authctl, ["--socket", daemon.socketPath, "list"])
         #expect(asNobody.status == 77, "stderr: \(asNobody.standardError)")
         #expect(asNobody.standardError.contains("may not use authkeyd"))
         let asRoot = try run(authctl, ["--socket", daemon.socketPath, "list"])
@@ -142,14 +141,13 @@ import Testing
     /// root, so a daemon running as an ordinary user shows root as their
     /// owner, and that user cannot read its memory or ptrace it.
     @Test func theDaemonIsNotDumpable() throws {
-        try #require(getuid() == 0 && isInstalled("setpriv"), "needs root and setpriv to run the daemon as another uid")
+        try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
         let directory = TemporaryDirectory(prefix: "authkeyd")
         chmod(directory.path, 0o777)
         let socket = directory.file("authkeyd.sock")
         let daemon = try BackgroundProcess(
-            "/usr/bin/setpriv",
-            ["--reuid=nobody", "--regid=nogroup", "--clear-groups", builtProduct("authkeyd"), "--socket", socket, "--usb", "no",
-             "--allow-users", "*"])
+            OtherUser.command[0],
+            Array(OtherUser.command.dropFirst()) + [builtProduct("authkeyd"), "--socket", socket, "--usb", "no", "--allow-users", "*"])
         defer { daemon.stop() }
         #expect(waitUntil { access(socket, F_OK) == 0 })
         var socketInfo = stat(), procInfo = stat()

@@ -272,25 +272,19 @@ import VirtualKey
     }
 
     @Test func anotherUserSeesNoneOfTheRegistrations() async throws {
-        try #require(getuid() == 0 && isInstalled("setpriv"), "needs root and setpriv to act as another uid")
-        let directory = TemporaryDirectory(prefix: "authkeyd")
-        chmod(directory.path, 0o755)
-        let daemon = try DaemonProcess(["--virtual-key", "name=Shared", "--allow-users", "*"], directory: directory)
+        try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
+        let daemon = try DaemonProcess.openToEveryone(["--virtual-key", "name=Shared"])
         _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI(name: "Mine"))
         let id = try #require(try await client.createCredential(WebAuthnFixtures.createParams()).registration?.id)
-        let asNobody = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c"]
-        let script = """
-            printf '%s\\n%s\\n' '{"jsonrpc":"2.0","id":1,"method":"registrations.list"}' \
-            '{"jsonrpc":"2.0","id":2,"method":"registrations.rename","params":{"id":"\(id)","friendlyName":"Theirs"}}' \
-            | python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\(daemon.socketPath)"); s.sendall(sys.stdin.buffer.read()); f=s.makefile(); print(f.readline().strip()); print(f.readline().strip())'
-            """
-        let result = try run(asNobody[0], Array(asNobody.dropFirst()) + [script])
-        let lines = result.standardOutput.split(separator: "\n").map { try? JSONParser().parse(Array($0.utf8)) }
-        #expect(lines.count == 2, "stderr: \(result.standardError)")
-        #expect(lines.first??["result"]?["registrations"]?.arrayValue?.isEmpty == true)
-        #expect(lines.last??["error"]?["data"]?["reason"] == "noCredentials")
+        let (replies, errors) = try OtherUser.exchange(
+            [#"{"jsonrpc":"2.0","id":1,"method":"registrations.list"}"#,
+             #"{"jsonrpc":"2.0","id":2,"method":"registrations.rename","params":{"id":"\#(id)","friendlyName":"Theirs"}}"#],
+            socketPath: daemon.socketPath)
+        #expect(replies.count == 2, "stderr: \(errors)")
+        #expect(replies.first?["result"]?["registrations"]?.arrayValue?.isEmpty == true)
+        #expect(replies.last?["error"]?["data"]?["reason"] == "noCredentials")
         #expect(try await client.listRegistrations().map(\.friendlyName) == ["Mine"])
     }
 }

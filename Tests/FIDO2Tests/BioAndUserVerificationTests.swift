@@ -37,6 +37,25 @@ import VirtualKey
         #expect(throws: FIDO2Error.pinInvalid) { try device.bioTemplates(pin: "0000") }
     }
 
+    /// libfido2 learns how to verify the user only at open: a handle opened
+    /// before the enrollment keeps asking for a PIN until reopened, and a
+    /// reopened custom connection is the same connection, still working.
+    @Test func aHandleOpenedBeforeEnrollmentUsesTheSensorOnlyOnceReopened() throws {
+        let key = try makeKey { $0.initialPIN = "1234" }
+        let device = try key.openDevice()
+        _ = try Self.enrollFinger(on: device, pin: "1234")
+        var request = registrationRequest()
+        request.userVerification = .enabled
+        #expect(!device.hasUV, "the flags read at open")
+        #expect(throws: FIDO2Error.self) { try device.makeCredential(request) }
+
+        try device.reopen()
+        #expect(device.hasUV)
+        #expect(try device.makeCredential(request).flags.contains(.userVerified))
+        try device.reopen()
+        #expect(try device.bioTemplates(pin: "1234").count == 1)
+    }
+
     @Test func cancelledEnrollmentLeavesNoTemplate() throws {
         let key = try makeKey { $0.initialPIN = "1234" }
         let device = try key.openDevice()

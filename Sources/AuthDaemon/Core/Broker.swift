@@ -270,9 +270,17 @@ public actor Broker {
         keys.values.first { $0.path == path }
     }
 
-    /// Re-reads a key's getInfo and tells the watchers if it changed.
+    /// Re-reads a key's getInfo; when it changed, opens the key again (so
+    /// libfido2 verifies users the way the key now can: see
+    /// `Device.reopen()`) and tells the watchers.
     func refresh(_ key: RegisteredKey) async {
-        if await key.refreshInfo(), keys[key.id] != nil {
+        guard await key.refreshInfo() else { return }
+        do {
+            try await key.worker.run { device throws(FIDO2Error) in try device.reopen() }
+        } catch {
+            logger.warning("key \(key.id): reopening after its getInfo changed: \(error)")
+        }
+        if keys[key.id] != nil {
             notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
         }
     }

@@ -17,6 +17,8 @@ extension Broker {
         case Method.getCredential: return try getCredential(params, id: id, session: session)
         case Method.listRegistrations, Method.renameRegistration, Method.deleteRegistration:
             return .done(try registrations(method, params: params, session: session))
+        case let management where ManagementMethod.all.contains(management):
+            return try routeManagement(management, id: id, params: params, session: session)
         default:
             throw RPCError(.methodNotFound, "no method \"\(method)\" (see authkeyd-protocol(7))")
         }

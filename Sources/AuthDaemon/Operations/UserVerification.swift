@@ -43,7 +43,9 @@ extension Broker {
         if preference == .required && !pinSet && !builtInUV {
             throw RPCError(.unsupported, "\(activity): user verification is required, but the key has neither a PIN nor a fingerprint set up; set a PIN first")
         }
-        if preference == .discouraged || (!pinSet && !builtInUV) {
+        // With always-UV on, a presence-only attempt would only be refused.
+        let alwaysUV = info.options["alwaysUv"] == true
+        if (preference == .discouraged && !alwaysUV) || (!pinSet && !builtInUV) {
             sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .none) }
@@ -73,32 +75,24 @@ extension Broker {
         guard pinSet else {
             throw RPCError(.pinRequired, "\(activity): the key asks for verification, but has no PIN set")
         }
-        return try await withPIN(on: key, for: operation, activity: activity, attempt)
+        return try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
+            try attempt(device, .pin(pin))
+        }
     }
 
     /// Asks for the PIN (`ui.enterPin`) until it is right, blocked, or the
     /// user cancels; a wrong PIN asks again with `reason: invalid`.
-    private func withPIN<T: Sendable>(
-        on key: RegisteredKey, for operation: Operation, activity: String,
-        _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+    /// `status` is sent before each attempt (the touch cue, where one comes).
+    func withPIN<T: Sendable>(
+        on key: RegisteredKey, for operation: Operation, activity: String, status: OperationStatus.Status? = .waitingForTouch,
+        _ attempt: @escaping @Sendable (Device, PIN) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         var reason = EnterPinPrompt.Reason.required
         while true {
-            let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
-            if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
-            let reply = try await prompt(
-                Prompt.enterPin,
-                EnterPinPrompt(
-                    operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,
-                    minLength: Int(key.info.minPINLength)),
-                for: operation)
-            guard let text = reply.pin, !text.isEmpty else {
-                throw RPCError(.cancelled, "\(activity): the client proceeded without a PIN")
-            }
-            let pin = PIN(text)
-            sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
+            let pin = try await askForPIN(on: key, reason: reason, for: operation, activity: activity)
+            if let status { sendStatus(status, request: operation.id, key: key, to: operation.session) }
             do {
-                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .pin(pin)) }
+                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, pin) }
             } catch .device(let error) where error == .pinInvalid {
                 reason = .invalid
             } catch .device(let error) where error == .pinPolicyViolation {
@@ -107,5 +101,22 @@ extension Broker {
                 throw error.rpcError(doing: activity)
             }
         }
+    }
+
+    /// One `ui.enterPin`, with the attempts left; a blocked PIN ends the
+    /// operation before the user types anything.
+    func askForPIN(on key: RegisteredKey, reason: EnterPinPrompt.Reason, for operation: Operation, activity: String) async throws(RPCError) -> PIN {
+        let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
+        if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
+        let reply = try await prompt(
+            Prompt.enterPin,
+            EnterPinPrompt(
+                operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,
+                minLength: Int(key.info.minPINLength)),
+            for: operation)
+        guard let text = reply.pin, !text.isEmpty else {
+            throw RPCError(.cancelled, "\(activity): the client proceeded without a PIN")
+        }
+        return PIN(text)
     }
 }

@@ -17,6 +17,9 @@ public enum ErrorReason: String, Codable, Sendable, CaseIterable {
     case deviceError
     case unsupported
     case shuttingDown
+    /// The key refuses now, though it could later: a reset long after it
+    /// was plugged in (CTAP allows resets within seconds of power-up).
+    case notAllowed
     // JSON-RPC itself.
     case parseError
     case invalidRequest
@@ -46,6 +49,7 @@ public enum ErrorReason: String, Codable, Sendable, CaseIterable {
         case .deviceError: return -32012
         case .unsupported: return -32013
         case .shuttingDown: return -32014
+        case .notAllowed: return -32015
         }
     }
 }

@@ -24,7 +24,7 @@ public enum Method {
     public static let clientMethods = [
         hello, listAuthenticators, authenticatorInfo, watchAuthenticators, selectAuthenticator, cancelOperation,
         createCredential, getCredential, listRegistrations, renameRegistration, deleteRegistration,
-    ]
+    ] + ManagementMethod.all
 
     /// Every notification the daemon sends.
     public static let notifications = [
@@ -98,6 +98,10 @@ public struct OperationStatus: Codable, Sendable, Equatable {
     public var request: JSONValue
     public var status: Status
     public var authenticator: String?
+    /// For `sampleCaptured`: fingerprint samples still to take, and how the
+    /// last one went (CTAP's lastEnrollSampleStatus; 0 is good).
+    public var remainingSamples: Int?
+    public var sampleStatus: Int?
 
     public enum Status: String, Codable, Sendable {
         case queued
@@ -108,9 +112,13 @@ public struct OperationStatus: Codable, Sendable, Equatable {
         case sampleCaptured
     }
 
-    public init(request: JSONValue, status: Status, authenticator: String? = nil) {
+    public init(
+        request: JSONValue, status: Status, authenticator: String? = nil, remainingSamples: Int? = nil, sampleStatus: Int? = nil
+    ) {
         self.request = request
         self.status = status
         self.authenticator = authenticator
+        self.remainingSamples = remainingSamples
+        self.sampleStatus = sampleStatus
     }
 }

@@ -21,10 +21,15 @@ public struct OperationInfo: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case registration
         case authentication
+        /// PIN, reset, credentials, fingerprints, config: `action` says which.
+        case management
     }
 
     public var type: Kind
-    public var rpId: String
+    /// The relying party; absent for management.
+    public var rpId: String?
+    /// For management: the method, such as `authenticators.setPin`.
+    public var action: String?
     public var rpName: String?
     public var userName: String?
     public var userDisplayName: String?
@@ -34,11 +39,12 @@ public struct OperationInfo: Codable, Sendable, Equatable {
     public var origin: String?
 
     public init(
-        type: Kind, rpId: String, rpName: String? = nil, userName: String? = nil, userDisplayName: String? = nil,
-        request: JSONValue, origin: String? = nil
+        type: Kind, rpId: String?, rpName: String? = nil, userName: String? = nil, userDisplayName: String? = nil,
+        request: JSONValue, origin: String? = nil, action: String? = nil
     ) {
         self.type = type
         self.rpId = rpId
+        self.action = action
         self.rpName = rpName
         self.userName = userName
         self.userDisplayName = userDisplayName
@@ -64,6 +70,13 @@ public struct EnterPinPrompt: Codable, Sendable, Equatable {
         case required
         /// The last PIN was wrong.
         case invalid
+        /// The PIN the key has now, before a change.
+        case current
+        /// A new PIN (setting or changing it); a terminal asks for it twice.
+        case new
+        /// The key refused the new PIN (shorter than `minLength`, longer
+        /// than 63 bytes, or the same as before); ask again.
+        case newRejected
     }
 
     public var operation: OperationInfo

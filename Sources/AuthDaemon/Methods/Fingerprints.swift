@@ -1,0 +1,112 @@
+import AuthProtocol
+import FIDO2
+
+extension Broker {
+    /// Time allowed for each fingerprint sample.
+    static let sampleTimeout: Duration = .seconds(20)
+
+    /// `authenticators.fingerprints.info`: the sensor (no PIN needed).
+    func fingerprintSensor(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let target = try decode(AuthenticatorParams.self, params).authenticator
+        return try manage(ManagementMethod.fingerprintSensor, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try requireSensor(key)
+            let sensor = try await perform(key, for: operation) { device throws(FIDO2Error) in try device.bioSensorInfo() }
+                mapError: { $0.rpcError(doing: "reading the fingerprint sensor") }
+            return .value(encode(FingerprintSensor(kind: Int(sensor.type), samplesRequired: Int(sensor.maxSamples))))
+        }
+    }
+
+    /// `authenticators.fingerprints.enroll`: the PIN, then one touch per
+    /// sample, each reported as `sampleCaptured` with the samples left.
+    func enrollFingerprint(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(EnrollParams.self, params)
+        return try manage(ManagementMethod.enrollFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try requireSensor(key)
+            let activity = "enrolling a fingerprint"
+            let (enrollment, first) = try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
+                try device.beginBioEnrollment(pin: pin, sampleTimeout: Self.sampleTimeout)
+            }
+            var progress = first
+            sendSampleStatus(progress, request: id, key: key, to: session)
+            while progress.remainingSamples > 0 {
+                sendStatus(.waitingForTouch, request: id, key: key, to: session)
+                do throws(FIDOFailure) {
+                    progress = try await perform(key, for: operation) { _ throws(FIDO2Error) in
+                        try enrollment.captureNextSample(timeout: Self.sampleTimeout)
+                    }
+                } catch {
+                    _ = try? await perform(key, for: operation) { _ throws(FIDO2Error) in try enrollment.cancel() }
+                    throw error.rpcError(doing: activity)
+                }
+                sendSampleStatus(progress, request: id, key: key, to: session)
+            }
+            let templateID = Base64URL.encode(enrollment.templateID)
+            if let name = request.name, !name.isEmpty {
+                try await withPIN(on: key, for: operation, activity: "naming the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+                    try device.renameBioTemplate(id: enrollment.templateID, name: name, pin: pin)
+                }
+            }
+            return .value(encode(Fingerprint(templateId: templateID, name: request.name)))
+        }
+    }
+
+    private func sendSampleStatus(_ progress: BioEnrollmentProgress, request id: RPCID, key: RegisteredKey, to session: Session) {
+        let status = OperationStatus(
+            request: id.json, status: .sampleCaptured, authenticator: key.id, remainingSamples: progress.remainingSamples,
+            sampleStatus: Int(progress.lastSampleStatus))
+        session.send(.notification(method: Method.operationStatus, params: encode(status)))
+    }
+
+    func listFingerprints(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let target = try decode(AuthenticatorParams.self, params).authenticator
+        return try manage(ManagementMethod.listFingerprints, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try requireSensor(key)
+            let templates = try await withPIN(on: key, for: operation, activity: "listing fingerprints", status: nil) { device, pin throws(FIDO2Error) in
+                try device.bioTemplates(pin: pin)
+            }
+            return .value(encode(FingerprintList(fingerprints: templates.map { Fingerprint(templateId: Base64URL.encode($0.id), name: $0.name) })))
+        }
+    }
+
+    func renameFingerprint(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(FingerprintParams.self, params)
+        let template = try decodeTemplateID(request.templateId)
+        guard let name = request.name, !name.isEmpty else { throw RPCError(.invalidParams, "invalid params: name is required") }
+        return try manage(ManagementMethod.renameFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try requireSensor(key)
+            try await withPIN(on: key, for: operation, activity: "renaming the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+                try device.renameBioTemplate(id: template, name: name, pin: pin)
+            }
+            return .value(encode(Fingerprint(templateId: request.templateId, name: name)))
+        }
+    }
+
+    func deleteFingerprint(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(FingerprintParams.self, params)
+        let template = try decodeTemplateID(request.templateId)
+        return try manage(ManagementMethod.deleteFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try requireSensor(key)
+            try await withPIN(on: key, for: operation, activity: "deleting the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+                try device.removeBioTemplate(id: template, pin: pin)
+            }
+            return .value(["deleted": true])
+        }
+    }
+
+    private func requireSensor(_ key: RegisteredKey) throws(RPCError) {
+        let options = key.info.options
+        guard options["bioEnroll"] != nil || options["userVerificationMgmtPreview"] != nil else {
+            throw RPCError(.unsupported, "the key has no fingerprint sensor")
+        }
+        guard options["clientPin"] == true else {
+            throw RPCError(.pinRequired, "fingerprints need a PIN on the key first (authenticators.setPin)")
+        }
+    }
+
+    private func decodeTemplateID(_ text: String) throws(RPCError) -> [UInt8] {
+        guard let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            throw RPCError(.invalidParams, "invalid params: templateId: expected base64url")
+        }
+        return bytes
+    }
+}

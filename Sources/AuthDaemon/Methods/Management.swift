@@ -1,0 +1,87 @@
+import AuthProtocol
+import FIDO2
+
+extension Broker {
+    /// Routes the key-management methods; each needs the admin policy.
+    func routeManagement(_ method: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
+        guard session.rights.contains(.manage) else {
+            throw RPCError(
+                .permissionDenied,
+                "uid \(session.peer.uid) may use keys but not manage them (see allow-admins in authkeyd.conf(5))")
+        }
+        switch method {
+        case ManagementMethod.setPin: return try setPIN(params, id: id, session: session)
+        case ManagementMethod.changePin: return try changePIN(params, id: id, session: session)
+        case ManagementMethod.pinRetries: return try pinRetries(params, id: id, session: session)
+        case ManagementMethod.reset: return try resetKey(params, id: id, session: session)
+        case ManagementMethod.listCredentials: return try listStoredCredentials(params, id: id, session: session)
+        case ManagementMethod.deleteCredential: return try deleteStoredCredential(params, id: id, session: session)
+        case ManagementMethod.updateCredentialUser: return try updateStoredCredentialUser(params, id: id, session: session)
+        case ManagementMethod.fingerprintSensor: return try fingerprintSensor(params, id: id, session: session)
+        case ManagementMethod.enrollFingerprint: return try enrollFingerprint(params, id: id, session: session)
+        case ManagementMethod.listFingerprints: return try listFingerprints(params, id: id, session: session)
+        case ManagementMethod.renameFingerprint: return try renameFingerprint(params, id: id, session: session)
+        case ManagementMethod.deleteFingerprint: return try deleteFingerprint(params, id: id, session: session)
+        case ManagementMethod.setAlwaysUv: return try setAlwaysUV(params, id: id, session: session)
+        default: return try setMinimumPINLength(params, id: id, session: session)
+        }
+    }
+
+    /// Runs a management operation: the key is named, held for the whole
+    /// operation (others queue), and its getInfo read again afterwards so
+    /// watchers see what changed, and a `.changedKey` result is the key as
+    /// it is now.
+    func manage(
+        _ method: String, key keyID: String, id: RPCID, session: Session,
+        _ body: @escaping (Operation, RegisteredKey) async throws(RPCError) -> ManagementResult
+    ) throws(RPCError) -> Handling {
+        let key = try requireKey(keyID)
+        let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
+        let timeout = configuration.requestTimeout
+        return try start(method, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
+            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
+            try await acquire(key, for: operation)
+            let result: ManagementResult
+            do throws(RPCError) {
+                result = try await body(operation, key)
+            } catch {
+                await refresh(key)
+                release(key)
+                throw error
+            }
+            await refresh(key)
+            release(key)
+            switch result {
+            case .value(let value): return value
+            case .changedKey: return encode(AuthenticatorEvent(authenticator: wire(key)))
+            }
+        }
+    }
+
+    /// A management call that needs the PIN when the key has one (a token
+    /// with the right permission), and none when it has none.
+    func withPINIfSet<T: Sendable>(
+        on key: RegisteredKey, for operation: Operation, activity: String,
+        _ body: @escaping @Sendable (Device, PIN?) throws(FIDO2Error) -> T
+    ) async throws(RPCError) -> T {
+        guard key.info.options["clientPin"] == true else {
+            do {
+                return try await perform(key, for: operation) { device throws(FIDO2Error) in try body(device, nil) }
+            } catch .device(let error) where error == .pinRequired || error == .pinNotSet {
+                throw RPCError(.pinRequired, "\(activity): the key needs a PIN for this; set one first (authenticators.setPin)")
+            } catch {
+                throw error.rpcError(doing: activity)
+            }
+        }
+        return try await withPIN(on: key, for: operation, activity: activity, status: nil) { device, pin throws(FIDO2Error) in
+            try body(device, pin)
+        }
+    }
+}
+
+/// What a management method answers.
+enum ManagementResult {
+    case value(JSONValue)
+    /// The key, with the getInfo read after the change (`{authenticator}`).
+    case changedKey
+}

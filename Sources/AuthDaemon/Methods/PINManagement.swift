@@ -1,0 +1,104 @@
+import AuthProtocol
+import FIDO2
+
+extension Broker {
+    /// `authenticators.setPin`: the first PIN of a key that has none, asked
+    /// for with `ui.enterPin` (`reason: new`), asked again while the key
+    /// refuses it (`newRejected`: too short for the key's minimum, too long).
+    func setPIN(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let target = try decode(AuthenticatorParams.self, params).authenticator
+        return try manage(ManagementMethod.setPin, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
+            guard key.info.options["clientPin"] == false else {
+                throw key.info.options["clientPin"] == nil
+                    ? RPCError(.unsupported, "the key has no PIN support")
+                    : RPCError(.notAllowed, "the key has a PIN already; change it instead")
+            }
+            let activity = "setting the PIN"
+            var new = try await askForNewPIN(on: key, reason: .new, for: operation, activity: activity)
+            while true {
+                do throws(FIDOFailure) {
+                    try await perform(key, for: operation) { [new] device throws(FIDO2Error) in try device.setPIN(new) }
+                    return .changedKey
+                } catch .device(let error) where error == .pinPolicyViolation {
+                    new = try await askForNewPIN(on: key, reason: .newRejected, for: operation, activity: activity)
+                } catch {
+                    throw error.rpcError(doing: activity)
+                }
+            }
+        }
+    }
+
+    /// `authenticators.changePin`: the current PIN (`reason: current`), then
+    /// the new one (`new`). A wrong current PIN asks for it again
+    /// (`invalid`, the key spent an attempt) and keeps the new one; a new
+    /// PIN the key refuses asks for another (`newRejected`).
+    func changePIN(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let target = try decode(AuthenticatorParams.self, params).authenticator
+        return try manage(ManagementMethod.changePin, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
+            guard key.info.options["clientPin"] == true else {
+                throw RPCError(.pinRequired, "the key has no PIN yet; set one (authenticators.setPin)")
+            }
+            let activity = "changing the PIN"
+            var current = try await askForPIN(on: key, reason: .current, for: operation, activity: activity)
+            var new = try await askForNewPIN(on: key, reason: .new, for: operation, activity: activity)
+            while true {
+                do throws(FIDOFailure) {
+                    try await perform(key, for: operation) { [current, new] device throws(FIDO2Error) in
+                        try device.changePIN(from: current, to: new)
+                    }
+                    return .changedKey
+                } catch .device(let error) where error == .pinInvalid {
+                    current = try await askForPIN(on: key, reason: .invalid, for: operation, activity: activity)
+                } catch .device(let error) where error == .pinPolicyViolation {
+                    new = try await askForNewPIN(on: key, reason: .newRejected, for: operation, activity: activity)
+                } catch {
+                    throw error.rpcError(doing: activity)
+                }
+            }
+        }
+    }
+
+    /// Asks for a new PIN until one has a length the key can take: at least
+    /// its minimum in characters (as CTAP counts them), at most 63 bytes.
+    /// Checked here so the user hears why at once; the key has the last word.
+    private func askForNewPIN(
+        on key: RegisteredKey, reason: EnterPinPrompt.Reason, for operation: Operation, activity: String
+    ) async throws(RPCError) -> PIN {
+        let minimum = max(PIN.minimumCodePointCount, Int(key.info.minPINLength))
+        var reason = reason
+        while true {
+            let reply = try await prompt(
+                Prompt.enterPin,
+                EnterPinPrompt(operation: operation.info, authenticator: wire(key), reason: reason, retries: nil, minLength: minimum),
+                for: operation)
+            guard let text = reply.pin, !text.isEmpty else { throw RPCError(.cancelled, "\(activity): no new PIN was given") }
+            let new = PIN(text)
+            if new.codePointCount >= minimum, new.byteCount <= PIN.maximumByteCount { return new }
+            reason = .newRejected
+        }
+    }
+
+    /// `authenticators.pinRetries`: PIN and fingerprint attempts left.
+    func pinRetries(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let target = try decode(AuthenticatorParams.self, params).authenticator
+        return try manage(ManagementMethod.pinRetries, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
+            let info = key.info
+            let retries = try await perform(key, for: operation) { device throws(FIDO2Error) -> Retries in
+                Retries(
+                    pin: info.options["clientPin"] != nil ? try device.pinRetries() : nil,
+                    uv: info.options["uv"] != nil ? try device.uvRetries() : nil)
+            } mapError: { $0.rpcError(doing: "reading the retries") }
+            return .value(encode(RetriesResult(pinRetries: retries.pin, uvRetries: retries.uv)))
+        }
+    }
+}
+
+extension Broker {
+    /// `perform`, with its failure turned into the protocol's error.
+    func perform<T: Sendable>(
+        _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T,
+        mapError: (FIDOFailure) -> RPCError
+    ) async throws(RPCError) -> T {
+        do { return try await perform(key, for: operation, body) } catch { throw mapError(error) }
+    }
+}

@@ -1,0 +1,92 @@
+import AuthProtocol
+import FIDO2
+
+extension Broker {
+    /// `authenticators.credentials.list`: the discoverable credentials on
+    /// the key (credential management, read through libfido2), with the
+    /// caller's registration records beside them where the daemon has one.
+    func listStoredCredentials(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(ListCredentialsParams.self, params)
+        let uid = session.peer.uid
+        return try manage(ManagementMethod.listCredentials, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            let onKey = try await withPINIfSet(on: key, for: operation, activity: "listing the key's credentials") { device, pin throws(FIDO2Error) -> OnKeyCredentials in
+                let metadata = try device.credentialMetadata(pin: pin)
+                var parties: [StoredRelyingParty]
+                do throws(FIDO2Error) {
+                    parties = try device.storedRelyingParties(pin: pin)
+                } catch where error == .noCredentials { parties = [] }
+                if let rpID = request.rpId { parties = parties.filter { $0.id == rpID } }
+                let credentials = try parties.map { (party) throws(FIDO2Error) in
+                    try device.storedCredentials(relyingPartyID: party.id, pin: pin)
+                }
+                return OnKeyCredentials(metadata: metadata, parties: parties, credentials: credentials)
+            }
+            let registrations = (try? store?.registrations(for: uid)) ?? []
+            return .value(encode(onKey.listing(registrations: registrations)))
+        }
+    }
+
+    /// `authenticators.credentials.delete`: removes the credential from the
+    /// key, and the caller's record of it.
+    func deleteStoredCredential(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(CredentialParams.self, params)
+        let credentialID = try decodeCredentialID(request.credentialId)
+        let uid = session.peer.uid
+        return try manage(ManagementMethod.deleteCredential, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try await withPINIfSet(on: key, for: operation, activity: "deleting the credential") { device, pin throws(FIDO2Error) in
+                try device.deleteStoredCredential(id: credentialID, pin: pin)
+            }
+            _ = try? store?.delete(id: request.credentialId, for: uid)
+            return .value(["deleted": true])
+        }
+    }
+
+    /// `authenticators.credentials.updateUser`: the user's name and display
+    /// name on the key; the user id stays.
+    func updateStoredCredentialUser(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+        let request = try decode(UpdateUserParams.self, params)
+        let credentialID = try decodeCredentialID(request.credentialId)
+        let user = UserEntity(id: request.user.id.bytes, name: request.user.name, displayName: request.user.displayName)
+        return try manage(ManagementMethod.updateCredentialUser, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+            try await withPINIfSet(on: key, for: operation, activity: "updating the credential's user") { device, pin throws(FIDO2Error) in
+                try device.updateStoredCredentialUser(credentialID: credentialID, user: user, pin: pin)
+            }
+            return .value(["updated": true])
+        }
+    }
+
+    func decodeCredentialID(_ text: String) throws(RPCError) -> [UInt8] {
+        guard let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            throw RPCError(.invalidParams, "invalid params: credentialId: expected base64url")
+        }
+        return bytes
+    }
+}
+
+/// What credential management read from a key.
+struct OnKeyCredentials: Sendable {
+    var metadata: CredentialMetadata
+    var parties: [StoredRelyingParty]
+    var credentials: [[StoredCredential]]
+}
+
+extension OnKeyCredentials {
+    /// The key's credentials as the protocol lists them, each beside the
+    /// caller's registration record where there is one.
+    func listing(registrations: [Registration]) -> StoredCredentials {
+        StoredCredentials(
+            existing: Int(metadata.existing), remaining: Int(metadata.remaining),
+            relyingParties: zip(parties, credentials).map { party, credentials in
+                .init(id: party.id, name: party.name, credentials: credentials.map { credential in
+                    let credentialID = Base64URL.encode(credential.credentialID)
+                    return .init(
+                        credentialId: credentialID,
+                        user: .init(
+                            id: Base64URLBytes(credential.user.id), name: credential.user.name,
+                            displayName: credential.user.displayName),
+                        credProtect: credential.protection.map { Int($0.rawValue) },
+                        registration: registrations.first { $0.id == credentialID })
+                })
+            })
+    }
+}

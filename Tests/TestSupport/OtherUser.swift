@@ -1,0 +1,42 @@
+import AuthProtocol
+import Foundation
+
+/// Another local user for the access-policy tests: `nobody`, reached
+/// through `setpriv`, which needs the tests to run as root.
+public enum OtherUser {
+    /// Whether the tests can act as another user here.
+    public static var isAvailable: Bool { getuid() == 0 && isInstalled("setpriv") }
+
+    /// `setpriv` and its arguments that make what follows run as nobody.
+    public static let command = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+    /// Runs `executable` as nobody.
+    public static func run(_ executable: String, _ arguments: [String], input: String = "") throws -> CommandResult {
+        try TestSupport.run(command[0], Array(command.dropFirst()) + [executable] + arguments, input: input)
+    }
+
+    /// Sends `requests` (JSON-RPC lines) as nobody over one connection and
+    /// returns the replies, one per request, parsed. A plain Python socket
+    /// client: nothing of ours stands between nobody and the daemon.
+    public static func exchange(_ requests: [String], socketPath: String) throws -> (replies: [JSONValue], standardError: String) {
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.sendall(sys.stdin.buffer.read()); f = s.makefile()
+            for _ in range(\(requests.count)): print(f.readline().strip())
+            """
+        let result = try run("/usr/bin/python3", ["-c", script, socketPath], input: requests.map { $0 + "\n" }.joined())
+        let replies = result.standardOutput.split(separator: "\n").compactMap { try? JSONParser().parse(Array($0.utf8)) }
+        return (replies, result.standardError)
+    }
+}
+
+extension DaemonProcess {
+    /// A daemon that serves every local user (`--allow-users '*'`), in a
+    /// directory they can reach.
+    public static func openToEveryone(_ arguments: [String]) throws -> DaemonProcess {
+        let directory = TemporaryDirectory(prefix: "authkeyd")
+        chmod(directory.path, 0o755)
+        return try DaemonProcess(arguments + ["--allow-users", "*"], directory: directory)
+    }
+}
