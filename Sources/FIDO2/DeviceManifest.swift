@@ -1,4 +1,5 @@
 internal import CFido2
+import SystemKit
 
 /// A FIDO key the operating system offers, before it is opened.
 public struct DeviceDescriptor: Codable, Hashable, Sendable {
@@ -32,12 +33,29 @@ public enum DeviceManifest {
         try check(fido_dev_info_manifest(list, limit, &found), "fido_dev_info_manifest")
         return (0..<found).compactMap { i in
             guard let entry = fido_dev_info_ptr(list, i), let path = fido_dev_info_path(entry) else { return nil }
+            let hidraw = String(cString: path)
+            let product = fido_dev_info_product_string(entry).map { String(cString: $0) } ?? ""
             return DeviceDescriptor(
-                path: String(cString: path),
+                path: hidraw,
                 manufacturer: fido_dev_info_manufacturer_string(entry).map { String(cString: $0) } ?? "",
-                product: fido_dev_info_product_string(entry).map { String(cString: $0) } ?? "",
+                product: product.isEmpty ? kernelHIDName(of: hidraw) ?? "" : product,
                 vendorID: UInt16(bitPattern: fido_dev_info_vendor(entry)),
                 productID: UInt16(bitPattern: fido_dev_info_product(entry)))
         }
+    }
+
+    /// The name the kernel gives a HID device (`HID_NAME` in its uevent).
+    /// libfido2 1.12 reads the product string from the USB device above
+    /// the hidraw node; a device with no USB parent (a UHID key, a
+    /// Bluetooth one) has none, and this is what it calls itself instead.
+    static func kernelHIDName(of hidrawPath: String) -> String? {
+        guard let node = hidrawPath.split(separator: "/").last, node.hasPrefix("hidraw"),
+            let uevent = try? AtomicFile.read("/sys/class/hidraw/\(node)/device/uevent")
+        else { return nil }
+        let prefix = "HID_NAME="
+        return String(decoding: uevent, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix(prefix) }
+            .map { String($0.dropFirst(prefix.count)) }
+            .flatMap { $0.isEmpty ? nil : $0 }
     }
 }
