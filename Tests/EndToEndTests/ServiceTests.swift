@@ -1,0 +1,412 @@
+import AuthProtocol
+import Foundation
+import SystemKit
+import TestSupport
+import Testing
+
+/// authkeyd started the way systemd starts it: `systemd-socket-activate`
+/// listens, and on the first connection runs the daemon with the listening
+/// socket in `LISTEN_FDS`; the test plays the service manager's other part,
+/// the `NOTIFY_SOCKET` the daemon reports READY=1, RELOADING=1 and
+/// STOPPING=1 to. And the units shipped in systemd/ agree with the daemon.
+@Suite(.timeLimit(.minutes(2))) struct ServiceTests {
+    @Test func theSystemServiceIsStartedByItsFirstClientAndServesThroughTheInheritedSocket() async throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-svc")
+        let config = directory.file("authkeyd.conf")
+        try "usb = no\nvirtual-key = name=Activated Key,presence=immediate\nlog-level = debug\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        // As authkeyd.service runs it: no --socket, the state directory from
+        // systemd's StateDirectory=.
+        let service = try ActivatedService(
+            directory: directory, arguments: ["--config", config],
+            environment: ["STATE_DIRECTORY": directory.file("state")])
+        #expect(service.notifications.next(timeout: .milliseconds(300)) == nil, "nothing runs before the first connection")
+
+        let client = try service.connect()
+        client.request(1, Method.hello, ["protocol": 1, "client": "service-test"])
+        #expect(client.readReply(timeout: .seconds(15))?["result"]?["protocol"] == 1, "log:\n\(service.log)")
+        let ready = try #require(service.notifications.next(timeout: .seconds(15)), "no READY=1; log:\n\(service.log)")
+        #expect(ready.contains("READY=1"))
+        // The process systemd started is the one that reports (NotifyAccess=main).
+        #expect(ready.contains("MAINPID=\(service.pid)"))
+        #expect(service.log.contains("using the socket systemd passed"))
+
+        // Its registrations go to $STATE_DIRECTORY.
+        let registered = try runWithin(
+            .seconds(60), builtProduct("authctl"),
+            ["--socket", service.socketPath, "register", "--rp", "service.example", "--user", "alice", "--no"])
+        #expect(registered.succeeded, "authctl register: \(registered)\nlog:\n\(service.log)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("state/registrations/\(getuid()).json")))
+
+        // systemctl reload: SIGHUP, reported as RELOADING=1, then READY=1.
+        service.signal(SIGHUP)
+        let reloading = service.notifications.next(timeout: .seconds(10))
+        #expect(reloading?.contains("RELOADING=1") == true, "after SIGHUP: \(reloading ?? "nothing"); log:\n\(service.log)")
+        let reloaded = service.notifications.next(timeout: .seconds(10))
+        #expect(reloaded?.contains("READY=1") == true, "after the reload: \(reloaded ?? "nothing"); log:\n\(service.log)")
+
+        // systemctl stop: SIGTERM, STOPPING=1, a clean exit; the socket is
+        // systemd's, and stays for the next start.
+        service.signal(SIGTERM)
+        let stopping = service.notifications.next(timeout: .seconds(10))
+        #expect(stopping?.contains("STOPPING=1") == true, "after SIGTERM: \(stopping ?? "nothing"); log:\n\(service.log)")
+        #expect(waitUntil(timeout: .seconds(15)) { !service.isRunning }, "still running 15 s after SIGTERM; log:\n\(service.log)")
+        #expect(service.exitCode == 0, "exit status \(service.exitDescription); log:\n\(service.log)")
+        #expect(FileManager.default.fileExists(atPath: service.socketPath))
+    }
+
+    @Test func clientsThatConnectWhileTheServiceStartsAreAllServed() throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-svc")
+        let service = try ActivatedService(
+            directory: directory, arguments: ["--usb", "no", "--state-dir", directory.file("state")], environment: [:])
+        // Connected before the daemon runs: they wait in the socket's backlog.
+        let clients = try (0..<5).map { _ in try service.connect() }
+        for (index, client) in clients.enumerated() { client.request(index, Method.hello) }
+        for (index, client) in clients.enumerated() {
+            let reply = client.readReply(timeout: .seconds(15))
+            #expect(reply?["id"] == .integer(Int64(index)) && reply?["result"]?["protocol"] == 1, "log:\n\(service.log)")
+        }
+    }
+
+    /// As the user units run it: `authkeyd --user` on %t/authkeyd.sock,
+    /// which authctl finds by itself through XDG_RUNTIME_DIR.
+    @Test func theUserServiceServesItsUserOnTheRuntimeDirectorysSocket() async throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-svc")
+        let runtime = directory.file("run")
+        let configDirectory = directory.file("config/authkeyd")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
+        try "usb = no\nvirtual-key = name=User Key,presence=immediate\n"
+            .write(toFile: "\(configDirectory)/authkeyd.conf", atomically: true, encoding: .utf8)
+        let userUnit = try UnitFile("systemd/user/authkeyd.service")
+        let arguments = try #require(userUnit["ExecStart"]).split(separator: " ").dropFirst().map(String.init)
+        let service = try ActivatedService(
+            directory: directory, socketPath: "\(runtime)/authkeyd.sock", arguments: arguments,
+            environment: [
+                "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": directory.file("config"),
+                "XDG_STATE_HOME": directory.file("state"), "HOME": directory.path,
+            ])
+        let client = try service.connect()
+        client.request(1, Method.hello)
+        let hello = try #require(client.readReply(timeout: .seconds(15))?["result"], "log:\n\(service.log)")
+        #expect(hello["uid"] == .integer(Int64(getuid())))
+        #expect(hello["canManage"] == true, "the user manages their own instance's keys")
+
+        let environment = ["XDG_RUNTIME_DIR": runtime, "AUTHKEYD_SOCKET": ""]
+        let listed = try runWithin(.seconds(30), builtProduct("authctl"), ["list"], environment: environment)
+        #expect(listed.succeeded && listed.standardOutput.contains("User Key"), "authctl list: \(listed)\nlog:\n\(service.log)")
+        let registered = try runWithin(
+            .seconds(60), builtProduct("authctl"), ["register", "--rp", "user.example", "--user", "bob", "--no"],
+            environment: environment)
+        #expect(registered.succeeded, "authctl register: \(registered)\nlog:\n\(service.log)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("state/authkeyd/registrations/\(getuid()).json")))
+    }
+
+    /// The waits above end: a program that outlives its time is killed and
+    /// reported, and one that leaves a child holding its output open does
+    /// not keep the test waiting for that child.
+    @Test func aCommandThatOutlivesItsTimeIsKilledAndReported() throws {
+        let stuck = try runWithin(.milliseconds(300), "/bin/sh", ["-c", "echo started; exec sleep 30"])
+        #expect(stuck.timedOut && !stuck.succeeded && stuck.standardOutput == "started\n", "\(stuck)")
+        #expect(stuck.elapsed < .seconds(5) && "\(stuck)".contains("did not finish"), "\(stuck)")
+        let parent = try runWithin(.seconds(10), "/bin/sh", ["-c", "sleep 3 & echo done"])
+        #expect(parent.succeeded && parent.standardOutput == "done\n" && parent.elapsed < .seconds(2), "\(parent)")
+    }
+
+    /// The units, the udev rule and the sysusers.d entry name the same
+    /// socket, group and programs as the daemon's defaults.
+    @Test func theUnitsAgreeWithTheDaemonsDefaults() throws {
+        let helpRun = try runWithin(.seconds(30), builtProduct("authkeyd"), ["--help"])
+        try #require(helpRun.succeeded, "authkeyd --help: \(helpRun)")
+        let help = helpRun.standardOutput
+        let socket = try UnitFile("systemd/authkeyd.socket")
+        #expect(help.contains("default \(try #require(socket["ListenStream"]))"), "the socket unit listens where the daemon would")
+        // The socket lets in the daemon's default allow-users: root and @authkeyd.
+        #expect(socket["SocketUser"] == "root" && socket["SocketGroup"] == "authkeyd" && socket["SocketMode"] == "0660")
+        #expect(help.contains("(default root, @authkeyd)"))
+
+        let service = try UnitFile("systemd/authkeyd.service")
+        #expect(service["ExecStart"] == "/usr/local/bin/authkeyd")
+        #expect(service["Type"] == "notify" && service["NotifyAccess"] == "main")
+        #expect(service["StateDirectory"] == "authkeyd" && service["DynamicUser"] == "yes")
+        let group = try #require(service["Group"])
+        let rule = try String(contentsOfFile: repositoryPath("udev/71-authkeyd.rules"), encoding: .utf8)
+        #expect(rule.contains("ENV{ID_FIDO_TOKEN}==\"1\", GROUP=\"\(group)\", MODE=\"0660\""))
+        let sysusers = try String(contentsOfFile: repositoryPath("systemd/authkeyd.sysusers"), encoding: .utf8)
+        #expect(sysusers.contains("\ng \(group) -") && sysusers.contains("\ng authkeyd -"))
+
+        let userSocket = try UnitFile("systemd/user/authkeyd.socket")
+        #expect(userSocket["ListenStream"] == "%t/authkeyd.sock" && userSocket["SocketMode"] == "0600")
+        #expect(help.contains("$XDG_RUNTIME_DIR/authkeyd.sock"))
+        #expect(try UnitFile("systemd/user/authkeyd.service")["ExecStart"] == "/usr/local/bin/authkeyd --user")
+    }
+}
+
+/// `systemd-socket-activate -l SOCKET authkeyd ARGUMENTS`, with a
+/// `NOTIFY_SOCKET` of the test's own; SIGTERM and SIGKILL when let go.
+///
+/// Started with posix_spawn, not Foundation's `Process`: systemd-socket-
+/// activate closes every descriptor it does not pass on, the one through
+/// which `Process` learns that its child ended among them, and `Process`
+/// then blocks in waitpid on a child still running, and with it every
+/// other `Process` of the test.
+///
+/// Every wait here has a deadline, and says what it saw when it passes:
+/// a service that does not start, answer or stop fails the test, with the
+/// daemon's log, instead of holding it (and the tests waiting behind it)
+/// for ever. `.timeLimit` alone cannot stop a test blocked in a system call.
+private final class ActivatedService {
+    let socketPath: String
+    let logPath: String
+    let pid: pid_t
+    private var status: Int32?
+    let notifications: NotifySocket
+
+    init(directory: TemporaryDirectory, socketPath: String? = nil, arguments: [String], environment: [String: String]) throws {
+        try #require(isInstalled("systemd-socket-activate"), "needs systemd-socket-activate (Debian package systemd)")
+        self.socketPath = socketPath ?? directory.file("authkeyd.sock")
+        logPath = directory.file("authkeyd.log")
+        notifications = try NotifySocket(path: directory.file("notify.sock"))
+        // systemd-socket-activate passes on only the variables -E names.
+        let passed = environment.merging(["NOTIFY_SOCKET": notifications.path]) { $1 }.sorted { $0.key < $1.key }
+        pid = try spawn(
+            "/usr/bin/systemd-socket-activate",
+            ["--listen=\(self.socketPath)", "--fdname=authkeyd"] + passed.map { "--setenv=\($0.key)=\($0.value)" }
+                + [builtProduct("authkeyd")] + arguments,
+            output: .append(logPath))
+        try #require(
+            waitUntil(timeout: .seconds(10)) { FileManager.default.fileExists(atPath: self.socketPath) },
+            "systemd-socket-activate made no socket in 10 s; log:\n\(log)")
+    }
+
+    deinit {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        if !waitUntil(timeout: .seconds(10), { !isRunning }) {
+            kill(pid, SIGKILL)
+            _ = waitUntil(timeout: .seconds(5)) { !isRunning }
+        }
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// A client of the socket. The socket file appears at bind(2), a moment
+    /// before listen(2): a refused connection is tried again, for 5 s.
+    func connect() throws -> RawRPCClient {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do { return try RawRPCClient(socketPath: socketPath) } catch {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("cannot connect to \(socketPath): \(error); log:\n\(log)")
+                    throw error
+                }
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// Reaps the process when it has ended.
+    var isRunning: Bool {
+        guard status == nil else { return false }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
+        status = raw
+        return false
+    }
+
+    /// The exit code, once it has exited by itself (nil for a signal).
+    var exitCode: Int32? {
+        guard let status, status & 0x7F == 0 else { return nil }
+        return (status >> 8) & 0xFF
+    }
+
+    var exitDescription: String {
+        guard let status else { return "none: still running" }
+        return status & 0x7F == 0 ? String((status >> 8) & 0xFF) : "none: killed by signal \(status & 0x7F)"
+    }
+}
+
+/// Where a spawned program's standard output and error go.
+enum SpawnOutput {
+    /// Appended to this file.
+    case append(String)
+    /// Standard output to one file, standard error to another.
+    case files(output: String, error: String)
+}
+
+/// Starts a program in a process group of its own, with standard input
+/// from `input` (default /dev/null), standard output and error to files,
+/// and no other descriptor of the test's: a child must not hold another
+/// test's pipe or socket open, which would keep that test waiting for an
+/// end of file. (Foundation's `Process` closes them in its children too;
+/// a plain posix_spawn would not.) Signals the test process ignores are
+/// set back to their defaults.
+func spawn(
+    _ path: String, _ arguments: [String], input: String = "/dev/null", output: SpawnOutput, environment: [String: String]? = nil
+) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+    switch output {
+    case .append(let file):
+        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    case .files(let out, let err):
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    }
+    try #require(closeFrom(3, in: &actions) == 0, "posix_spawn_file_actions_addclosefrom_np failed")
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    var unmasked = sigset_t()
+    sigemptyset(&unmasked)
+    posix_spawnattr_setsigmask(&attributes, &unmasked)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let variables = environment.map { environment in
+        ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    }
+    defer { variables?.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = variables.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+        ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    try #require(result == 0, "posix_spawn \(path): \(String(cString: strerror(result)))")
+    return pid
+}
+
+/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), which Swift's
+/// Glibc module does not declare (it is a _GNU_SOURCE name).
+private func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return -1 }
+    return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
+}
+
+/// What a program run by `runWithin` printed, and how it ended.
+struct BoundedRun: CustomStringConvertible {
+    var command: String
+    /// The exit code, when it exited by itself.
+    var status: Int32?
+    /// The signal that ended it.
+    var signal: Int32?
+    var timedOut: Bool
+    var elapsed: Duration
+    var standardOutput: String
+    var standardError: String
+
+    var succeeded: Bool { status == 0 && !timedOut }
+
+    var description: String {
+        let ending =
+            timedOut
+            ? "did not finish in \(elapsed) and was killed"
+            : status.map { "exited \($0) after \(elapsed)" } ?? "killed by signal \(signal ?? 0) after \(elapsed)"
+        return "\(command) \(ending)\nstandard output:\n\(standardOutput)\nstandard error:\n\(standardError)"
+    }
+}
+
+/// Runs a program to its end, but for `timeout` at most: then it is killed
+/// (its whole process group, SIGKILL) and the result says so. Its output
+/// goes to files, never to pipes, so that no other process holding a pipe
+/// open can keep this waiting; the wait itself is a poll of waitpid with
+/// WNOHANG against a deadline.
+func runWithin(
+    _ timeout: Duration, _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
+) throws -> BoundedRun {
+    let directory = TemporaryDirectory(prefix: "authkeyd-run")
+    let inputPath = directory.file("input"), outputPath = directory.file("output"), errorPath = directory.file("error")
+    try input.write(toFile: inputPath, atomically: false, encoding: .utf8)
+    let started = ContinuousClock.now
+    let pid = try spawn(
+        path, arguments, input: inputPath, output: .files(output: outputPath, error: errorPath), environment: environment)
+    var raw: Int32 = 0
+    var timedOut = false
+    while true {
+        let reaped = waitpid(pid, &raw, WNOHANG)
+        if reaped == pid { break }
+        if reaped == -1 && errno != EINTR {
+            Issue.record("waitpid \(pid): \(String(cString: strerror(errno)))")
+            break
+        }
+        if ContinuousClock.now - started > timeout {
+            timedOut = true
+            kill(-pid, SIGKILL)
+            // SIGKILL cannot be caught: the reap below comes at once.
+            _ = waitUntil(timeout: .seconds(10)) { waitpid(pid, &raw, WNOHANG) == pid }
+            break
+        }
+        usleep(5_000)
+    }
+    let elapsed = ContinuousClock.now - started
+    func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+    return BoundedRun(
+        command: ([path] + arguments).joined(separator: " "), status: raw & 0x7F == 0 && !timedOut ? (raw >> 8) & 0xFF : nil,
+        signal: raw & 0x7F != 0 ? raw & 0x7F : nil, timedOut: timedOut, elapsed: elapsed,
+        standardOutput: read(outputPath), standardError: read(errorPath))
+}
+
+/// The service manager's end of sd_notify(3): a datagram socket the daemon
+/// sends `READY=1` and the like to.
+private final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0, "cannot bind \(path)")
+    }
+
+    deinit { close(fd) }
+
+    /// The next notification, or nil when none comes in time. The deadline
+    /// holds across interruptions: poll(2) is asked again only for what is
+    /// left of it.
+    func next(timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = (deadline - ContinuousClock.now).wholeMilliseconds
+            guard left > 0 else { return nil }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: left))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
+        }
+    }
+}
+
+/// A unit file's `Key=Value` lines (the last of each key; comments aside).
+private struct UnitFile {
+    private var values: [String: String] = [:]
+
+    init(_ relativePath: String) throws {
+        for line in try String(contentsOfFile: repositoryPath(relativePath), encoding: .utf8).split(separator: "\n") {
+            guard !line.hasPrefix("#"), !line.hasPrefix("["), let equals = line.firstIndex(of: "=") else { continue }
+            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+    }
+
+    subscript(key: String) -> String? { values[key] }
+}
