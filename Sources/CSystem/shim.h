@@ -18,4 +18,13 @@ static inline int authkeyd_set_dumpable(int dumpable) {
 static inline int authkeyd_get_dumpable(void) {
     return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 }
+
+/* accept4(2) is a GNU extension the Glibc module leaves out: it sets
+ * SOCK_CLOEXEC and SOCK_NONBLOCK as it makes the descriptor. */
+struct sockaddr;
+extern int accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
+
+static inline int authkeyd_accept(int listener, int flags) {
+    return accept4(listener, 0, 0, flags);
+}
 #endif

@@ -1,3 +1,4 @@
+internal import CSystem
 import Glibc
 
 /// Unix-domain sockets, as file descriptors.
@@ -60,12 +61,11 @@ public enum UnixSocket {
     /// forks between the two calls, so the `fcntl` that follows is as good.
     public static func accept(_ listener: Int32, nonBlocking: Bool = false) throws(SystemError) -> Int32? {
         while true {
-            let fd = Glibc.accept(listener, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                if nonBlocking { try setNonBlocking(fd) }
-                return fd
-            }
+            // accept4 sets both flags as it makes the descriptor: nothing
+            // to undo (or leak) if setting them failed afterwards.
+            let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+            let fd = authkeyd_accept(listener, flags)
+            if fd >= 0 { return fd }
             switch errno {
             case EINTR, ECONNABORTED: continue
             case EAGAIN: return nil

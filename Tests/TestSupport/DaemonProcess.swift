@@ -2,6 +2,7 @@ import AuthClient
 import AuthProtocol
 import Foundation
 import SystemKit
+import Testing
 
 /// The real `authkeyd` binary, started on a temporary socket for one test,
 /// stopped (SIGTERM) when the value goes away. It is ready when it has told
@@ -14,9 +15,11 @@ public final class DaemonProcess: @unchecked Sendable {
     public let process = Process()
     private let notifySocket: Int32
 
-    /// Starts `authkeyd --socket DIR/authkeyd.sock --usb no` plus `arguments`.
+    /// Starts `authkeyd --socket DIR/authkeyd.sock --usb no` plus `arguments`;
+    /// through `launcher` when given (a command that execs the rest, such as
+    /// `prlimit --nofile=1024:1024`, so that the process is still the daemon).
     public init(_ arguments: [String], directory: TemporaryDirectory = TemporaryDirectory(prefix: "authkeyd"),
-                environment: [String: String] = [:], waitForReady: Bool = true) throws {
+                environment: [String: String] = [:], waitForReady: Bool = true, launcher: [String] = []) throws {
         self.directory = directory
         socketPath = directory.file("authkeyd.sock")
         logPath = directory.file("authkeyd.log")
@@ -30,9 +33,10 @@ public final class DaemonProcess: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifySocket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: builtProduct("authkeyd"))
-        process.arguments = ["--socket", socketPath, "--usb", "no", "--log-level", "debug", "--state-dir", directory.file("state")]
-            + arguments
+        let command = launcher + [builtProduct("authkeyd")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = command.dropFirst()
+            + ["--socket", socketPath, "--usb", "no", "--log-level", "debug", "--state-dir", directory.file("state")] + arguments
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notifyPath
         env.merge(environment) { $1 }
@@ -51,6 +55,18 @@ public final class DaemonProcess: @unchecked Sendable {
     deinit {
         stop()
         close(notifySocket)
+        // Under --sanitize=thread or address the daemon is instrumented too,
+        // and reports into its log: a report there fails the test that ran it.
+        if let report = sanitizerReport { Issue.record("authkeyd's sanitizer report:\n\(report)") }
+    }
+
+    /// The first sanitizer report in the daemon's log, if any.
+    public var sanitizerReport: String? {
+        let log = log
+        guard let start = log.range(of: "WARNING: ThreadSanitizer") ?? log.range(of: "ERROR: AddressSanitizer")
+            ?? log.range(of: "ERROR: LeakSanitizer")
+        else { return nil }
+        return String(log[start.lowerBound...].prefix(6000))
     }
 
     /// The next datagram the daemon sent to its `NOTIFY_SOCKET`.

@@ -15,17 +15,20 @@ public enum OtherUser {
         try TestSupport.run(command[0], Array(command.dropFirst()) + [executable] + arguments, input: input)
     }
 
-    /// Sends `requests` (JSON-RPC lines) as nobody over one connection and
-    /// returns the replies, one per request, parsed. A plain Python socket
-    /// client: nothing of ours stands between nobody and the daemon.
-    public static func exchange(_ requests: [String], socketPath: String) throws -> (replies: [JSONValue], standardError: String) {
+    /// Sends `messages` (JSON-RPC lines) as nobody over one connection and
+    /// returns the daemon's first `replies` lines (by default one a
+    /// message), parsed. A plain Python socket client: nothing of ours
+    /// stands between nobody and the daemon.
+    public static func exchange(
+        _ messages: [String], socketPath: String, replies: Int? = nil
+    ) throws -> (replies: [JSONValue], standardError: String) {
         let script = """
             import socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
             s.sendall(sys.stdin.buffer.read()); f = s.makefile()
-            for _ in range(\(requests.count)): print(f.readline().strip())
+            for _ in range(\(replies ?? messages.count)): print(f.readline().strip())
             """
-        let result = try run("/usr/bin/python3", ["-c", script, socketPath], input: requests.map { $0 + "\n" }.joined())
+        let result = try run("/usr/bin/python3", ["-c", script, socketPath], input: messages.map { $0 + "\n" }.joined())
         let replies = result.standardOutput.split(separator: "\n").compactMap { try? JSONParser().parse(Array($0.utf8)) }
         return (replies, result.standardError)
     }

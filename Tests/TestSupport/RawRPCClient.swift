@@ -75,6 +75,14 @@ public final class RawRPCClient {
         return nil
     }
 
+    /// The next request from the daemon (a prompt), past its notifications.
+    public func readRequest(timeout: Duration = .seconds(5)) -> JSONValue? {
+        while let message = readMessage(timeout: timeout) {
+            if message["method"] != nil && message["id"] != nil { return message }
+        }
+        return nil
+    }
+
     /// Whether the daemon closed the connection within the timeout.
     public func isClosedByPeer(within timeout: Duration = .seconds(5)) -> Bool {
         while readMessage(timeout: timeout) != nil {}

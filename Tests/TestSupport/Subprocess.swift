@@ -111,3 +111,13 @@ fileprivate final class PendingRead: @unchecked Sendable {
         return data!
     }
 }
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
+public func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}

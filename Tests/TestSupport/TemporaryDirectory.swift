@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// A fresh directory under /tmp, removed with everything in it when the
 /// value goes away. Short paths: Unix socket paths are limited to 107 bytes.
@@ -24,9 +25,7 @@ private func removeTree(_ path: String) {
         return
     }
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        let name = directoryEntryName(entry)
         if name == "." || name == ".." { continue }
         let child = "\(path)/\(name)"
         var info = stat()

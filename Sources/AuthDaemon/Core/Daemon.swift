@@ -16,7 +16,14 @@ public final class Daemon: @unchecked Sendable {
     /// The policy as configured at start, for the socket's permissions.
     private let policy: AccessPolicy
     private var listener: Int32 = -1
+    /// Watches the listener; nil while accepting is paused (too few
+    /// descriptors left) and after shutdown began.
     private var listenerSource: (any DispatchSourceRead)?
+    /// Accepting has paused since the backlog was last emptied (the
+    /// warning is logged once for each such time).
+    private var clientsWaiting = false
+    private var shuttingDown = false
+    private var descriptors = DescriptorBudget()
     /// Whether we made the socket file (and so remove it on the way out).
     private var ownsSocketFile = false
     private var socketPath = ""
@@ -54,15 +61,19 @@ public final class Daemon: @unchecked Sendable {
         for name in policy.unresolved {
             logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
         }
+        raiseDescriptorLimit()
         try openListener()
         let store = openStore()
         broker.queue.async { [self] in
             broker.assumeIsolated { $0.store = store }
             startListening()
-            startKeySources()
             installSignalHandlers()
-            Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
-            logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
+            // Ready once the configured virtual keys are in service: a
+            // client that connects as soon as systemd says so finds them.
+            startKeySources { [self] in
+                Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
+                logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
+            }
         }
     }
 
@@ -121,22 +132,75 @@ public final class Daemon: @unchecked Sendable {
 
     private func startListening() {
         let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: broker.queue)
-        source.setEventHandler { [self] in
-            while let fd = try? UnixSocket.accept(listener, nonBlocking: true) {
-                broker.assumeIsolated { $0.accept(fd) }
-            }
-        }
+        source.setEventHandler { [self] in acceptClients() }
         listenerSource = source
         source.resume()
     }
 
+    private func acceptClients() {
+        guard let source = listenerSource else { return }
+        do {
+            while let fd = try UnixSocket.accept(listener, nonBlocking: true) {
+                broker.assumeIsolated { $0.accept(fd) }
+                // Stop before the clients take what the daemon needs itself.
+                if descriptors.isSpent(byClient: fd) {
+                    pauseAccepting(source, because: "\(fd + 1) descriptors are open, the limit is \(descriptors.limit)")
+                    return
+                }
+            }
+            clientsWaiting = false
+        } catch {
+            // Out of descriptors all the same (or memory): the client stays
+            // in the backlog and the listener stays readable.
+            pauseAccepting(source, because: "\(error)")
+        }
+    }
+
+    /// Stops accepting for a moment; the clients that come meanwhile wait
+    /// in the listen backlog. Waiting beats spinning on a listener that
+    /// stays readable.
+    private func pauseAccepting(_ source: any DispatchSourceRead, because reason: String) {
+        if !clientsWaiting {
+            logger.warning("cannot accept more clients: \(reason); they wait until others leave")
+            clientsWaiting = true
+        }
+        // Cancelled, and a new source made later: simpler than suspending
+        // a source from its own handler and keeping it alive until resumed.
+        source.cancel()
+        listenerSource = nil
+        resumeAcceptingLater()
+    }
+
+    private func resumeAcceptingLater() {
+        broker.queue.asyncAfter(deadline: .now() + .milliseconds(Self.acceptRetryDelay.wholeMilliseconds)) { [self] in
+            guard !shuttingDown else { return }
+            if descriptors.hasRoomForClient(probingWith: listener) { startListening() } else { resumeAcceptingLater() }
+        }
+    }
+
+    static let acceptRetryDelay: Duration = .milliseconds(100)
+
+    /// Raises the descriptor limit, and warns when it is too low for max-clients.
+    private func raiseDescriptorLimit() {
+        descriptors.raiseLimit()
+        let needed = DescriptorBudget.needed(for: configuration.maxClients)
+        if descriptors.limit < needed {
+            logger.warning("max-clients \(configuration.maxClients) needs about \(needed) descriptors, but the limit is \(descriptors.limit) (LimitNOFILE=): clients beyond it wait until others leave")
+        }
+    }
+
     // MARK: - Keys
 
-    private func startKeySources() {
+    /// Brings up the configured keys; `virtualKeysUp` runs once the
+    /// in-process virtual keys are in service.
+    private func startKeySources(virtualKeysUp: @escaping @Sendable () -> Void) {
         let broker = broker
         let specs = configuration.virtualKeys
         // One after another, so that ids follow the order of the flags.
-        Task { for spec in specs { await broker.bringUpVirtualKey(spec: spec) } }
+        broker.startTask { [broker] in
+            for spec in specs { await broker.bringUpVirtualKey(spec: spec) }
+            virtualKeysUp()
+        }
         reconcileAttachedKeys()
         if configuration.usb {
             let watcher = USBKeyWatcher(broker: broker, logger: logger)
@@ -150,7 +214,7 @@ public final class Daemon: @unchecked Sendable {
             watcher.stop()
             attached[path] = nil
             let broker = broker
-            Task { if let key = await broker.key(atPath: "unix:\(path)") { await broker.takeDown(key) } }
+            broker.startTask { [broker] in if let key = await broker.key(atPath: "unix:\(path)") { await broker.takeDown(key) } }
         }
         for path in configuration.attachPaths where attached[path] == nil {
             do {
@@ -203,7 +267,7 @@ public final class Daemon: @unchecked Sendable {
         logger.level = fresh.logLevel
         reconcileAttachedKeys()
         let broker = broker
-        Task {
+        broker.startTask { [fresh, environment] in
             await broker.reconfigure(fresh)
             await broker.reconcileVirtualKeys(with: fresh.virtualKeys)
             Systemd.notify("READY=1", environment: environment)
@@ -214,7 +278,8 @@ public final class Daemon: @unchecked Sendable {
     /// SIGTERM: stop taking clients, cancel every operation, tell every
     /// client, and exit within the deadline whatever happens.
     private func shutDown() {
-        guard listenerSource != nil else { return }
+        guard !shuttingDown else { return }
+        shuttingDown = true
         Systemd.notify("STOPPING=1", environment: environment)
         logger.notice("shutting down")
         listenerSource?.cancel()
@@ -226,7 +291,7 @@ public final class Daemon: @unchecked Sendable {
         broker.queue.asyncAfter(deadline: .now() + .milliseconds(Self.shutdownDeadline.wholeMilliseconds)) {
             exit(0)
         }
-        Task {
+        broker.startTask {
             await broker.shutDown()
             exit(0)
         }

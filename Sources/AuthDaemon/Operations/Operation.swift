@@ -1,6 +1,7 @@
 import AuthProtocol
+import Dispatch
 import FIDO2
-import Synchronization
+import SystemKit
 
 /// A credential operation in progress: whose it is, what it is about, and
 /// how long it may still take.
@@ -55,7 +56,12 @@ extension Broker {
             }
         }
         guard granted else { throw operation.request.cancellation ?? RPCError(.cancelled, "cancelled while queued") }
-        try operation.checkCancelled()
+        // Cancelled after the key was handed over but before this task ran
+        // (the client died in between): the key is ours, so pass it on.
+        do { try operation.checkCancelled() } catch {
+            release(key)
+            throw error
+        }
     }
 
     private func leaveQueue(_ keyID: String, token: Int) {
@@ -85,14 +91,8 @@ extension Broker {
     ) async throws(FIDOFailure) -> T {
         do { try operation.checkCancelled() } catch { throw .cancelled(error) }
         let timeout = operation.remaining
-        // Cancel only while this call runs: afterwards the key may be
-        // serving another operation.
-        let running = RunningFlag()
-        operation.request.onCancel.append { if running.isSet { key.worker.cancel() } }
         do {
-            return try await key.worker.run { device throws(FIDO2Error) -> T in
-                running.set(true)
-                defer { running.set(false) }
+            return try await call(key, for: operation.request) { device throws(FIDO2Error) -> T in
                 device.timeout = timeout
                 defer { device.timeout = Device.defaultTimeout }
                 return try body(device)
@@ -103,13 +103,75 @@ extension Broker {
             throw .device(error)
         }
     }
+
+    /// Runs one libfido2 call for `request` on the key's thread; cancelling
+    /// the request stops the call, however the two cross: a call cancelled
+    /// before it starts does not start, and a CANCEL that reaches the key
+    /// before the request it is meant for (the key ignores it then) is sent
+    /// again until the call ends. The cancel reaches this call only, never
+    /// the next one on the key (another client's).
+    func call<T: Sendable>(
+        _ key: RegisteredKey, for request: InFlightRequest, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
+    ) async throws(FIDO2Error) -> T {
+        let call = CancellableCall()
+        request.onCancel.append { if call.cancel() { key.worker.keepCancelling(call) } }
+        return try await key.worker.run { device throws(FIDO2Error) -> T in
+            guard call.begin() else { throw FIDO2Error.keepaliveCancel }
+            defer { call.end() }
+            return try body(device)
+        }
+    }
 }
 
-/// Whether a job is running on a key's thread now.
-final class RunningFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set(_ value: Bool) { flag.store(value, ordering: .releasing) }
+/// One libfido2 call made for a request, as the key's thread (which runs
+/// it) and the broker (which may cancel it) both see it.
+final class CancellableCall: Sendable {
+    private let state = Protected<(running: Bool, cancelled: Bool)>((false, false))
+
+    /// On the key's thread, before the call: false when it was cancelled
+    /// before it could start.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.running = true
+            return true
+        }
+    }
+
+    func end() { state.withLock { $0.running = false } }
+
+    /// Marks the call cancelled; true while it runs (and so must be stopped).
+    func cancel() -> Bool {
+        state.withLock { state in
+            state.cancelled = true
+            return state.running
+        }
+    }
+
+    /// Runs `body` if the call is running, holding it there (`end()` waits):
+    /// a CANCEL sent from `body` cannot reach a later call.
+    func whileRunning(_ body: () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.running else { return false }
+            body()
+            return true
+        }
+    }
+}
+
+extension DeviceWorker {
+    /// How often a cancelled call that still runs is cancelled again.
+    static let cancelRepeat: Duration = .milliseconds(100)
+    /// Where the repeats are timed (not a global queue: see `QueueExecutor`).
+    private static let cancelTimers = DispatchQueue(label: "authkeyd.cancel-repeat")
+
+    /// `fido_dev_cancel` now, and again every `cancelRepeat` while `call` runs.
+    func keepCancelling(_ call: CancellableCall) {
+        guard call.whileRunning({ cancel() }) else { return }
+        Self.cancelTimers.asyncAfter(deadline: .now() + .milliseconds(Self.cancelRepeat.wholeMilliseconds)) { [self] in
+            keepCancelling(call)
+        }
+    }
 }
 
 /// How a libfido2 call on behalf of an operation failed.

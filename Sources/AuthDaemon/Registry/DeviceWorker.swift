@@ -14,7 +14,7 @@ final class DeviceWorker: Sendable {
 
     let name: String
     private let jobs = BlockingQueue<Job>()
-    private let device = Mutex<Device?>(nil)
+    private let device = Protected<Device?>(nil)
     /// Jobs queued or running, to tell "queued" from "processing".
     private let pending = Atomic<Int>(0)
 
@@ -40,9 +40,30 @@ final class DeviceWorker: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
         try await perform { [self] () throws(FIDO2Error) -> T in
             guard let open = device.withLock({ $0 }) else { throw FIDO2Error(code: -7, function: "key closed") }
-            return try body(open)
+            do throws(FIDO2Error) {
+                return try body(open)
+            } catch {
+                if error.leavesTransactionOpen { resynchronise(open) }
+                throw error
+            }
         }
     }
+
+    /// After a transaction that broke off (a reply lost, cut short,
+    /// garbled or late), the key may still send the rest of it, and
+    /// libfido2 would take that for the answer to the next request, which
+    /// may be another client's. Opening the key again gives it a new
+    /// CTAPHID channel (a new hidraw handle for USB keys), and libfido2
+    /// drops whatever arrives on the old one.
+    private func resynchronise(_ open: Device) {
+        let previous = open.timeout
+        open.timeout = Self.resynchroniseTimeout
+        defer { open.timeout = previous }
+        try? open.reopen()
+    }
+
+    /// How long a key may take to open again after a broken transaction.
+    static let resynchroniseTimeout: Duration = .seconds(2)
 
     private func perform<T: Sendable>(_ body: @escaping @Sendable () throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
         pending.add(1, ordering: .relaxed)
@@ -74,5 +95,14 @@ final class DeviceWorker: Sendable {
         }
         jobs.push(.run { open?.close() })
         jobs.push(.stop)
+    }
+}
+
+extension FIDO2Error {
+    /// libfido2 gave up on the reply (nothing, part of it, or garbage came
+    /// in time) rather than the key answering with an error: the key may
+    /// still be sending.
+    var leavesTransactionOpen: Bool {
+        self == .tx || self == .rx || self == .rxNotCbor || self == .rxInvalidCbor
     }
 }

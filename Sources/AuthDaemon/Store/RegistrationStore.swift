@@ -35,6 +35,23 @@ final class RegistrationStore: @unchecked Sendable {
     /// Creates the directory; reports why it cannot.
     func prepare() throws(SystemError) {
         try makeDirectory(directory)
+        removeTemporaries()
+    }
+
+    /// A crash while a file was being replaced leaves the temporary it was
+    /// written to (`UID.json.tmp.PID`, see `AtomicFile`) beside the file,
+    /// which is whole: its old content or its new. Each would otherwise
+    /// stay for good, a stale copy of the user's registrations.
+    private func removeTemporaries() {
+        guard let handle = opendir(directory) else { return }
+        var stale: [String] = []
+        while let entry = readdir(handle) {
+            let name = directoryEntryName(entry)
+            if name.contains(".json.tmp.") { stale.append(name) }
+        }
+        closedir(handle)
+        for name in stale { unlink("\(directory)/\(name)") }
+        if !stale.isEmpty { logger.info("removed \(stale.count) temporary file(s) left in \(directory) by a crash") }
     }
 
     private func makeDirectory(_ path: String) throws(SystemError) {

@@ -20,6 +20,10 @@ extension VirtualKeyConfiguration {
         ("attestation", "packed|self|none", "the attestation of new credentials (default packed)"),
         ("reset-window", "DURATION", "how long after plug-in a reset is allowed (default 10s)"),
         ("state", "FILE", "keep the key's credentials in FILE across restarts"),
+        ("fault", "stall|garbage|wrong-channel|drop|vanish|delay:DURATION",
+         "misbehave in a CTAP2 reply: send only its first report, garble it, answer on another channel, lose a report, disappear as if unplugged, or answer late"),
+        ("fault-after", "N", "CTAP2 replies to send correctly before the fault (default 0; opening a key takes one getInfo, authkeyd's bring-up two)"),
+        ("fault-count", "N|always", "how many replies the fault hits (default 1)"),
     ]
 
     /// Parses a spec; the error says which setting is wrong and why.
@@ -81,9 +85,36 @@ extension VirtualKeyConfiguration {
             guard let window = Self.duration(value) else { throw invalid("a duration such as 10s") }
             resetWindow = window
         case "state": stateFile = value
+        case "fault":
+            guard let parsed = Self.fault(value) else { throw invalid("stall, garbage, wrong-channel, drop, vanish or delay:DURATION") }
+            fault = parsed
+        case "fault-after":
+            guard let count = Int(value), count >= 0 else { throw invalid("a number of replies, 0 or more") }
+            faultAfter = count
+        case "fault-count":
+            if value == "always" {
+                faultCount = nil
+            } else {
+                guard let count = Int(value), count >= 1 else { throw invalid("a number of replies, 1 or more, or always") }
+                faultCount = count
+            }
         default:
             let known = Self.specSettings.map(\.name).joined(separator: ", ")
             throw .configuration("unknown setting '\(name)' (known: \(known))")
+        }
+    }
+
+    /// A `fault=` value: the fault it names.
+    static func fault(_ text: String) -> Fault? {
+        switch text {
+        case "stall": return .stallMidMessage
+        case "garbage": return .corruptReport(index: 0)
+        case "wrong-channel": return .wrongChannel
+        case "drop": return .dropReport(index: 0)
+        case "vanish": return .vanish
+        default:
+            guard text.hasPrefix("delay:"), let delay = duration(String(text.dropFirst(6))) else { return nil }
+            return .delay(delay)
         }
     }
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import SystemKit
 
 /// A misbehaviour the virtual key can be told to show in its CTAP2 replies,
@@ -37,8 +36,8 @@ public struct FaultRule: Sendable, Equatable {
 /// CTAPHID's own replies (INIT, PING, errors) are never touched, so a faulty
 /// key still opens and can be diagnosed.
 final class FaultInjector: Sendable {
-    private let rules = Mutex<[FaultRule]>([])
-    private let vanishHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let rules = Protected<[FaultRule]>([])
+    private let vanishHandler = Protected<(@Sendable () -> Void)?>(nil)
 
     func setRules(_ newRules: [FaultRule]) { rules.withLock { $0 = newRules } }
     func onVanish(_ handler: @escaping @Sendable () -> Void) { vanishHandler.withLock { $0 = handler } }

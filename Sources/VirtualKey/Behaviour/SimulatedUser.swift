@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import SystemKit
 
 /// The person in front of the virtual key: touches it (or not), and puts a
@@ -19,11 +18,11 @@ final class SimulatedUser: Sendable {
         var waiting: CommandContext?
     }
 
-    private let state: Mutex<State>
+    private let state: Protected<State>
     private let timeout: Duration
 
     init(presence: PresenceBehaviour, verification: UserVerificationBehaviour, timeout: Duration) {
-        state = Mutex(State(presence: presence, verification: verification))
+        state = Protected(State(presence: presence, verification: verification))
         self.timeout = timeout
     }
 

@@ -52,6 +52,17 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     public var enrollmentSamples = 4
     /// Where the key keeps its credentials across restarts; nil keeps them in memory.
     public var stateFile: String?
+    /// A fault the key shows from the start (`fault=`): after `faultAfter`
+    /// correct CTAP2 replies, in the next `faultCount` (nil: every one).
+    /// `VirtualKey.injectFaults` changes it while the key runs.
+    public var fault: Fault?
+    public var faultAfter = 0
+    public var faultCount: Int? = 1
+
+    /// The fault settings as the key's injector takes them.
+    public var faultRules: [FaultRule] {
+        fault.map { [FaultRule($0, skip: faultAfter, count: faultCount)] } ?? []
+    }
 
     public static let defaultAAGUID: [UInt8] = [
         0x61, 0x75, 0x74, 0x68, 0x6B, 0x65, 0x79, 0x64, 0x2D, 0x76, 0x6B, 0x65, 0x79, 0x2D, 0x30, 0x31,
