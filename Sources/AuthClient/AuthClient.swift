@@ -1,6 +1,5 @@
 import AuthProtocol
 import Glibc
-import Synchronization
 import SystemKit
 
 /// A notification from the daemon.
@@ -19,7 +18,7 @@ public final class AuthClient: Sendable {
 
     private let fd: Int32
     private let writeLock = Lock()
-    private let state = Mutex(State())
+    private let state = Protected(State())
     private let notificationContinuation: AsyncStream<DaemonNotification>.Continuation
     /// Every notification the daemon sends, in order.
     public let notifications: AsyncStream<DaemonNotification>
@@ -218,7 +217,7 @@ public final class AuthClient: Sendable {
     }
 
     /// Why the daemon refused this connection, if it did.
-    private let refusal = Mutex<RPCError?>(nil)
+    private let refusal = Protected<RPCError?>(nil)
     public var refusalReason: RPCError? { refusal.withLock { $0 } }
 
     /// What a call on a closed connection fails with: the daemon's reason

@@ -1,5 +1,5 @@
 import AuthProtocol
-import Synchronization
+import SystemKit
 
 /// The user's answer to `showAuthenticators`.
 public enum AuthenticatorChoice: Sendable, Equatable {
@@ -96,8 +96,8 @@ public struct DelegateAdapter: AuthenticatorUI {
 
 /// A continuation that tolerates being resumed more than once.
 final class OnceContinuation<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, Never>?>
-    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    private let continuation: Protected<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Protected(continuation) }
     func resume(_ value: T) {
         continuation.withLock { stored in
             defer { stored = nil }

@@ -1,5 +1,5 @@
 internal import CFido2
-import Synchronization
+import SystemKit
 
 /// A HID-report pipe to an authenticator that libfido2 does not open itself:
 /// an in-process virtual key, or a key served on a socket.
@@ -29,7 +29,7 @@ public let hidReportSize = 64
 /// `Device.open(connection:)` files the connection under a unique pseudo-path
 /// for the length of `fido_dev_open`; the callback takes it out again.
 enum PendingConnections {
-    private static let table = Mutex<(next: UInt64, byPath: [String: any HIDReportConnection])>((0, [:]))
+    private static let table = Protected<(next: UInt64, byPath: [String: any HIDReportConnection])>((0, [:]))
 
     static func file(_ connection: any HIDReportConnection) -> String {
         table.withLock { state in
@@ -46,7 +46,7 @@ enum PendingConnections {
 
     /// Connections whose libfido2 handle is being closed only to be opened
     /// again (`Device.reopen()`): the close callback leaves them up.
-    private static let reopening = Mutex<Set<ObjectIdentifier>>([])
+    private static let reopening = Protected<Set<ObjectIdentifier>>([])
 
     static func keepingOpen(_ connection: any HIDReportConnection, _ close: () -> Void) {
         reopening.withLock { _ = $0.insert(ObjectIdentifier(connection)) }

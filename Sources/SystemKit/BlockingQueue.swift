@@ -1,10 +1,9 @@
 import Dispatch
-import Synchronization
 
 /// A first-in first-out queue whose consumer can wait, with a timeout, for
 /// the next element. Producers never block.
 public final class BlockingQueue<Element: Sendable>: Sendable {
-    private let elements = Mutex<(items: [Element], head: Int, closed: Bool)>(([], 0, false))
+    private let elements = Protected<(items: [Element], head: Int, closed: Bool)>(([], 0, false))
     private let available = DispatchSemaphore(value: 0)
 
     public init() {}

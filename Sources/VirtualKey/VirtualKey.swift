@@ -18,9 +18,9 @@ public final class VirtualKey: Sendable {
     let user: SimulatedUser
     private let faults: FaultInjector
     private let pluggedIn = Atomic<Bool>(true)
-    private let connections = Mutex<[ObjectIdentifier: InProcessConnection]>([:])
-    private let unplugHandlers = Mutex<[@Sendable () -> Void]>([])
-    private let plugInHandlers = Mutex<[@Sendable () -> Void]>([])
+    private let connections = Protected<[ObjectIdentifier: InProcessConnection]>([:])
+    private let unplugHandlers = Protected<[@Sendable () -> Void]>([])
+    private let plugInHandlers = Protected<[@Sendable () -> Void]>([])
 
     /// Creates the key; with a state file, loads it or creates it.
     public init(configuration: VirtualKeyConfiguration = VirtualKeyConfiguration()) throws(VirtualKeyError) {
@@ -51,6 +51,7 @@ public final class VirtualKey: Sendable {
             timeout: configuration.presenceTimeout)
         authenticator = Authenticator(configuration: configuration, state: state, store: store, user: user)
         faults = FaultInjector()
+        faults.setRules(configuration.faultRules)
         transport = CTAPHIDTransport(processor: authenticator, faults: faults)
         faults.onVanish { [weak self] in self?.unplug() }
     }

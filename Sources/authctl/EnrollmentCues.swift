@@ -1,12 +1,12 @@
 import AuthProtocol
-import Synchronization
+import SystemKit
 
 /// The cues of a fingerprint enrollment: the daemon asks for a touch
 /// before each sample (`waitingForTouch`) and reports each one taken
 /// (`sampleCaptured`, with the samples still to take). Samples are counted
 /// as they are reported, so a wrong PIN, asked again, does not count one.
 final class EnrollmentCues: Sendable {
-    private let captured = Mutex(0)
+    private let captured = Protected(0)
 
     func cue(_ status: OperationStatus) -> String? {
         switch status.status {

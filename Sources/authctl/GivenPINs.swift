@@ -1,5 +1,5 @@
 import AuthProtocol
-import Synchronization
+import SystemKit
 
 /// What this run gave the daemon's PIN prompts, for two things no single
 /// prompt knows. The key's PIN, once given, answers the key's next
@@ -14,7 +14,7 @@ final class GivenPINs: Sendable {
         var lastNew: (characters: Int, bytes: Int)?
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// The PIN that answers this prompt without asking. The daemon asks
     /// `required` only before a first attempt, so a PIN given earlier in

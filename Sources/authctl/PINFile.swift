@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import SystemKit
 
 /// PINs read from an inherited file descriptor (`--pin-fd N`), one a line,
 /// so that a PIN never appears in argv, the environment or `ps`. Each PIN
@@ -8,7 +8,7 @@ import Synchronization
 /// wrong PIN fails instead of hanging.
 final class PINFile: Sendable {
     private let fd: Int32
-    private let exhausted = Mutex(false)
+    private let exhausted = Protected(false)
 
     /// Refuses a number that is not an open descriptor, before connecting.
     init(_ text: String) throws(UsageError) {

@@ -1,12 +1,11 @@
 import AuthProtocol
-import Synchronization
 import SystemKit
 
 /// The "touch your key" cues: each `operation.status` worth telling the
 /// user is written to standard error once, when it changes, so that it
 /// shows at the terminal without mixing into output a script reads.
 final class StatusCues: Sendable {
-    private let last = Mutex<OperationStatus.Status?>(nil)
+    private let last = Protected<OperationStatus.Status?>(nil)
     /// What each status says; a command may say it its own way (a reset
     /// asks for the touch that confirms it, an enrollment counts samples).
     private let wording: @Sendable (OperationStatus) -> String?

@@ -2,10 +2,10 @@ import AuthClient
 import AuthProtocol
 import FIDO2
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import VirtualKey
+import SystemKit
 
 /// Key management through the real daemon: PINs, reset, the credentials on
 /// a key, fingerprints, config. What a call changed on a key is checked on
@@ -68,7 +68,7 @@ import VirtualKey
         let credentialID = try #require(credential.credential["rawId"]?.stringValue.flatMap(Base64URL.decode))
 
         await expectReason(.invalidParams) { try await client.reset("v1", confirm: "k1") }
-        let statuses = Mutex<[OperationStatus.Status]>([])
+        let statuses = Protected<[OperationStatus.Status]>([])
         let key = try await client.reset("v1", confirm: "K1") { status in statuses.withLock { $0.append(status.status) } }
         #expect(!key.pinSet)
         #expect(statuses.withLock { $0 } == [.waitingForTouch])
@@ -145,7 +145,7 @@ import VirtualKey
         #expect(sensor.samplesRequired > 1)
 
         client.setUI(ScriptedUI(pins: ["1234", "1234"]))
-        let progress = Mutex<[OperationStatus]>([])
+        let progress = Protected<[OperationStatus]>([])
         let enrolled = try await client.enrollFingerprint(on: "v1", name: "Right thumb") { status in
             progress.withLock { $0.append(status) }
         }

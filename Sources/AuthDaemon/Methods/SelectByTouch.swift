@@ -1,10 +1,10 @@
 import AuthProtocol
 import FIDO2
-import Synchronization
+import SystemKit
 
 /// Who won a touch-to-select race, shared by the key workers running it.
 final class TouchRace: Sendable {
-    private let state = Mutex<(winner: String?, over: Bool)>((nil, false))
+    private let state = Protected<(winner: String?, over: Bool)>((nil, false))
 
     /// The first key to claim the touch wins; later claims lose.
     func claim(_ id: String) -> Bool {

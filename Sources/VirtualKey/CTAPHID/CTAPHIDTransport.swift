@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import SystemKit
 
 /// The layer behind CTAPHID that runs CTAP2 commands.
@@ -46,7 +45,7 @@ final class CTAPHIDTransport: Sendable {
         var nextTransactionID: UInt64 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
     private let processor: any CBORCommandProcessor
     private let faults: FaultInjector
     private let firmware = DispatchQueue(label: "authkeyd.virtual-key.firmware")

@@ -14,8 +14,8 @@ import SystemKit
 public final class VirtualKeySocketServer: Sendable {
     public let path: String
     private let key: VirtualKey
-    private let listener = Mutex<Int32?>(nil)
-    private let clients = Mutex<[ObjectIdentifier: SocketHostPort]>([:])
+    private let listener = Protected<Int32?>(nil)
+    private let clients = Protected<[ObjectIdentifier: SocketHostPort]>([:])
     /// Started and not stopped by its owner: serve again after a replug.
     private let wanted = Atomic<Bool>(false)
 
