@@ -27,8 +27,8 @@ public actor Broker {
     private var nextSessionID = 1
     /// The keys by id; `keyOrder` lists them USB first, then virtual,
     /// socket and UHID keys, each kind in the order it arrived.
-    var keys: [String: RegisteredKey] = [:]
-    var keyOrder: [String] = []
+    var keys: [String: RegisteredKey] = [:] { didSet { encodedKeyList = nil } }
+    var keyOrder: [String] = [] { didSet { encodedKeyList = nil } }
     private var nextKeyNumber: [Transport: Int] = [:]
     /// The in-process virtual keys, by key id, with the spec each came from.
     var virtualKeys: [String: (spec: String, key: VirtualKey)] = [:]
@@ -37,10 +37,16 @@ public actor Broker {
     var nextQueueToken = 1
     /// Names users gave the present keys (ui.describeAuthenticator), or
     /// that their registrations carry, by key id.
-    var keyNames: [String: String] = [:]
+    var keyNames: [String: String] = [:] { didSet { encodedKeyList = nil } }
+    /// `authenticators.list`'s result, encoded once and kept until a key
+    /// comes, goes, is renamed or reports new getInfo: clients ask for it
+    /// far more often than it changes.
+    var encodedKeyList: JSONValue?
     /// Registrations, per user; nil when the state directory is unusable.
     var store: RegistrationStore?
     var isShuttingDown = false
+    /// What every client connection reads into.
+    private let readBuffer = ReadBuffer()
 
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
         executor = QueueExecutor(label: "authkeyd.broker")
@@ -54,7 +60,7 @@ public actor Broker {
 
     /// A new connection from the listener: check who it is, then serve it.
     func accept(_ fd: Int32) {
-        let connection = ClientConnection(fd: fd, queue: queue, maxLineLength: configuration.maxLineBytes)
+        let connection = ClientConnection(fd: fd, queue: queue, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
         guard !isShuttingDown else {
             return refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
         }
@@ -182,9 +188,13 @@ public actor Broker {
             request?.cancel(RPCError(.timeout, "\(method) did not finish within \(limit)"))
         }
         request.task = Task {
-            let outcome: Result<JSONValue, RPCError>
-            do throws(RPCError) { outcome = .success(try await work(request)) } catch { outcome = .failure(error) }
-            self.finish(id: id, request: request, session: session, outcome: outcome)
+            // The nonisolated calls the work awaits stay on the daemon's
+            // queue too (see `QueueExecutor`).
+            await withTaskExecutorPreference(executor) {
+                let outcome: Result<JSONValue, RPCError>
+                do throws(RPCError) { outcome = .success(try await work(request)) } catch { outcome = .failure(error) }
+                self.finish(id: id, request: request, session: session, outcome: outcome)
+            }
         }
         return .started
     }
@@ -275,6 +285,7 @@ public actor Broker {
     /// `Device.reopen()`) and tells the watchers.
     func refresh(_ key: RegisteredKey) async {
         guard await key.refreshInfo() else { return }
+        encodedKeyList = nil
         do {
             try await key.worker.run { device throws(FIDO2Error) in try device.reopen() }
         } catch {
@@ -300,6 +311,14 @@ public actor Broker {
     }
 
     var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }
+
+    /// The present keys as `authenticators.list` and `.watch` answer.
+    func keyList() -> JSONValue {
+        if let encodedKeyList { return encodedKeyList }
+        let list = encode(AuthenticatorList(authenticators: orderedKeys.map(wire)))
+        encodedKeyList = list
+        return list
+    }
 }
 
 /// Encodes a wire value; the protocol's own types always encode.

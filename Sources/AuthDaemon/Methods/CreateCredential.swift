@@ -51,7 +51,7 @@ extension Broker {
             let registration = record(
                 credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,
                 residentKey: fido.residentKey == .enabled, for: session.peer.uid)
-            Task { await refresh(key) }
+            startTask { await self.refresh(key) }
             return encode(CredentialResult(
                 credential: CredentialJSON.registration(
                     credential, clientData: clientData, conveyance: options.attestation ?? "none",

@@ -6,11 +6,11 @@ extension Broker {
     func route(_ method: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
         switch method {
         case Method.hello: return .done(try hello(params, session: session))
-        case Method.listAuthenticators: return .done(encode(AuthenticatorList(authenticators: orderedKeys.map(wire))))
+        case Method.listAuthenticators: return .done(keyList())
         case Method.authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
         case Method.watchAuthenticators:
             session.watching = true
-            return .done(encode(AuthenticatorList(authenticators: orderedKeys.map(wire))))
+            return .done(keyList())
         case Method.selectAuthenticator: return try selectByTouch(params, id: id, session: session)
         case Method.cancelOperation: return .done(try cancelOperation(params, session: session))
         case Method.createCredential: return try createCredential(params, id: id, session: session)
@@ -49,13 +49,17 @@ extension Broker {
     private func authenticatorInfo(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let key = try requireKey(try decode(AuthenticatorParams.self, params).authenticator)
         return try start(Method.authenticatorInfo, id: id, session: session) { [self] request throws(RPCError) in
-            request.onCancel.append { key.worker.cancel() }
             let info = key.info
-            let retries = try await key.worker.run({ device throws(FIDO2Error) -> Retries in
-                Retries(
-                    pin: info.options["clientPin"] != nil ? try? device.pinRetries() : nil,
-                    uv: info.options["uv"] != nil ? try? device.uvRetries() : nil)
-            }, mapError: { RPCError($0, doing: "reading the key's information") })
+            let retries: Retries
+            do throws(FIDO2Error) {
+                retries = try await call(key, for: request) { device throws(FIDO2Error) -> Retries in
+                    Retries(
+                        pin: info.options["clientPin"] != nil ? try? device.pinRetries() : nil,
+                        uv: info.options["uv"] != nil ? try? device.uvRetries() : nil)
+                }
+            } catch {
+                throw request.cancellation ?? RPCError(error, doing: "reading the key's information")
+            }
             return encode(AuthenticatorDetails(authenticator: wire(key), info: key.wireInfo(pinRetries: retries.pin, uvRetries: retries.uv)))
         }
     }
@@ -79,13 +83,4 @@ extension Broker {
 struct Retries: Sendable {
     var pin: Int?
     var uv: Int?
-}
-
-extension DeviceWorker {
-    /// Runs a job and turns libfido2's error into the protocol's.
-    func run<T: Sendable>(
-        _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T, mapError: (FIDO2Error) -> RPCError
-    ) async throws(RPCError) -> T {
-        do { return try await run(body) } catch { throw mapError(error) }
-    }
 }

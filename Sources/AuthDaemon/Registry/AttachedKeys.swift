@@ -74,7 +74,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
         }
         refusedRetries = 0
         connecting = true
-        Task { await self.bringUp(connection) }
+        broker.startTask { await self.bringUp(connection) }
     }
 
     private func bringUp(_ connection: SocketConnection) async {
@@ -91,7 +91,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
             // A thread that only waits for the server to hang up.
             startThread(name: "hangup-\(key.id)") { [self] in
                 connection.waitUntilHungUp()
-                Task {
+                broker.startTask { [self] in
                     await broker.takeDown(key)
                     broker.queue.async { [self] in
                         connected = false

@@ -1,6 +1,6 @@
 import AuthProtocol
 import FIDO2
-import Synchronization
+import SystemKit
 
 /// A key the daemon serves: how it is reached, what it said about itself,
 /// and the worker thread that owns it.
@@ -15,7 +15,7 @@ final class RegisteredKey: Sendable {
     let worker: DeviceWorker
     /// getInfo, cached: read when the key arrives and again after anything
     /// that changes it (a PIN set, a fingerprint enrolled).
-    private let cachedInfo: Mutex<AuthenticatorInfo>
+    private let cachedInfo: Protected<AuthenticatorInfo>
 
     init(
         id: String, transport: Transport, path: String, manufacturer: String, product: String, vendorID: UInt16,
@@ -29,7 +29,7 @@ final class RegisteredKey: Sendable {
         self.vendorID = vendorID
         self.productID = productID
         self.worker = worker
-        cachedInfo = Mutex(info)
+        cachedInfo = Protected(info)
     }
 
     var info: AuthenticatorInfo { cachedInfo.withLock { $0 } }
@@ -73,14 +73,18 @@ final class RegisteredKey: Sendable {
     }
 }
 
-/// 16 bytes as a UUID: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+/// 16 bytes as a UUID: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (other
+/// lengths as plain hex). Built byte by byte: it runs for every key in
+/// every `authenticators.list`.
 func uuidString(_ bytes: [UInt8]) -> String {
-    guard bytes.count == 16 else { return bytes.map(hexByte).joined() }
-    let hex = bytes.map(hexByte)
-    return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
-}
-
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    let digits = Array("0123456789abcdef".utf8)
+    let dashesBefore: Set<Int> = bytes.count == 16 ? [4, 6, 8, 10] : []
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2 + dashesBefore.count)
+    for (index, byte) in bytes.enumerated() {
+        if dashesBefore.contains(index) { text.append(UInt8(ascii: "-")) }
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }

@@ -17,6 +17,10 @@ final class USBKeyWatcher: @unchecked Sendable {
     private var udev: OpaquePointer?
     private var monitor: OpaquePointer?
     private var source: (any DispatchSourceRead)?
+    /// Where libfido2's manifest is read: sysfs may be slow, and the
+    /// broker's queue must not wait for it. (A serial queue of our own, not
+    /// a global one: see `QueueExecutor` on why the global pool stays unused.)
+    private let sysfsQueue = DispatchQueue(label: "authkeyd.usb-manifest")
 
     init(broker: Broker, logger: Logger) {
         self.broker = broker
@@ -72,7 +76,7 @@ final class USBKeyWatcher: @unchecked Sendable {
             switch action {
             case "add", "bind": scan()
             case "remove":
-                Task { [broker] in
+                broker.startTask { [broker] in
                     if let key = await broker.key(atPath: node) { await broker.takeDown(key) }
                 }
             default: break
@@ -85,12 +89,12 @@ final class USBKeyWatcher: @unchecked Sendable {
     private func scan() {
         let broker = broker
         let logger = logger
-        DispatchQueue.global().async {
+        sysfsQueue.async {
             let found: [DeviceDescriptor]
             do { found = try DeviceManifest.devices() } catch {
                 return logger.warning("cannot list USB keys: \(error)")
             }
-            Task {
+            broker.startTask {
                 for descriptor in found where await broker.key(atPath: descriptor.path) == nil {
                     await broker.bringUp(
                         transport: .usb, path: descriptor.path, manufacturer: descriptor.manufacturer,

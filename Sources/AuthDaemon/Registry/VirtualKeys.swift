@@ -27,7 +27,7 @@ extension Broker {
         // A virtual key that vanishes (a fault injected by a test) is a removal.
         virtualKey.onUnplug { [weak self] in
             guard let self else { return }
-            Task { await self.virtualKeyUnplugged(key) }
+            self.startTask { await self.virtualKeyUnplugged(key) }
         }
         return key
     }

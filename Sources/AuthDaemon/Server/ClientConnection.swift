@@ -35,11 +35,12 @@ final class ClientConnection: @unchecked Sendable {
     private var onClosed: (() -> Void)?
     /// A client that reads nothing while this much waits for it is dropped.
     static let maxOutboxBytes = 8 << 20
-    private static let readChunk = 64 * 1024
+    private let readBuffer: ReadBuffer
 
-    init(fd: Int32, queue: DispatchQueue, maxLineLength: Int) {
+    init(fd: Int32, queue: DispatchQueue, readBuffer: ReadBuffer, maxLineLength: Int) {
         self.fd = fd
         self.queue = queue
+        self.readBuffer = readBuffer
         framer = LineFramer(maxLineLength: maxLineLength)
     }
 
@@ -55,16 +56,14 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func readAvailable() {
-        var chunk = [UInt8](repeating: 0, count: Self.readChunk)
+        let chunk = readBuffer.bytes
         while !isClosed {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = recv(fd, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
             if count > 0 {
-                chunk.withUnsafeBytes { raw in
-                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
-                        switch event {
-                        case .line(let line): handler?(.line(line))
-                        case .lineTooLong: handler?(.lineTooLong)
-                        }
+                framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { event in
+                    switch event {
+                    case .line(let line): handler?(.line(line))
+                    case .lineTooLong: handler?(.lineTooLong)
                     }
                 }
                 if framer.isBroken { return }
