@@ -4,7 +4,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_LOG := .build/build.log
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers clean install uninstall check-units lint-man
 
 all: build
 
@@ -29,11 +29,85 @@ test: build
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
 
-# Figures for BENCHMARKS.md (release build, pinned to one core).
+# Figures for BENCHMARKS.md: every row, side by side, release builds
+# linked as `make install` links them (scripts/bench says how).
 bench: deps
-	$(SWIFT) build -c release --product authkeyd-bench
+	@mkdir -p .build
 	scripts/bench > .build/BENCHMARKS.md.new && mv .build/BENCHMARKS.md.new BENCHMARKS.md
 	@cat BENCHMARKS.md
 
+# The same rows with fewer rounds, written to .build/BENCHMARKS.quick.md
+# (BENCHMARKS.md is left alone).
+bench-quick: deps
+	@mkdir -p .build
+	scripts/bench --quick > .build/BENCHMARKS.quick.md
+	@cat .build/BENCHMARKS.quick.md
+
+# The kernel path in a QEMU guest: the virtual key as a UHID device, found
+# through libfido2's manifest and udev events, used through hidraw.
+vm-test: build
+	scripts/vm-test .build/debug
+
+# libFuzzer over the protocol, the virtual key's input and device replies
+# (5 minutes each; FUZZ_SECONDS=N to change), and a 30-second smoke of each.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	scripts/fuzz --seconds $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	scripts/fuzz --smoke
+
+# The reliability suites (1,000 client deaths, 10,000
+# connections, 200 SIGKILLs, ...) with their figures written to RELIABILITY.md.
+reliability: build
+	scripts/reliability --skip-build
+
+# The whole test suite under ThreadSanitizer, then AddressSanitizer (each
+# a separate build, in .build/tsan and .build/asan).
+test-sanitizers: deps
+	scripts/test-sanitizers
+
 clean:
 	rm -rf .build
+
+# Installing as a system service: release binaries with the Swift runtime
+# linked in (they need only Debian's libraries), the systemd units (system
+# and user), the udev rule, the sysusers.d entry, the man pages and the
+# shell completions, under $(DESTDIR)$(PREFIX). Into the running system
+# (no DESTDIR, as root) it also creates the groups and reloads systemd and
+# udev; `systemctl enable --now authkeyd.socket` is left to you.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+SYSTEMDSYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# Where SwiftPM builds the release binaries.
+SCRATCH_PATH ?= .build
+INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
+INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
+	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
+	UDEVRULESDIR="$(UDEVRULESDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
+	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)"
+
+install: deps
+	for product in $(INSTALLED_PROGRAMS); do \
+		$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
+	done
+	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release
+
+uninstall:
+	$(INSTALL_DIRS) scripts/install-files --uninstall
+
+# The units: `systemd-analyze verify`, and the system service's exposure
+# (`systemd-analyze security`) at 2.0 or lower.
+check-units:
+	scripts/check-units
+
+# The man pages: clean under `mandoc -Tlint` and groff, and rendered by man.
+lint-man:
+	scripts/lint-man

@@ -59,7 +59,15 @@ let package = Package(
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "CBOR", "Crypto"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
-        .executableTarget(name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey"], path: "Benchmarks"),
+        .executableTarget(
+            name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "AuthClient", "AuthProtocol", "SystemKit"],
+            path: "Benchmarks"),
+
+        // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
+        // regression tests share, and the executable that is the fuzzer
+        // when built with -DFUZZING and replays inputs otherwise.
+        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "SystemKit", "VirtualKey"]),
+        .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
         .target(
@@ -76,6 +84,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["AuthClient", "AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
+        // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,160 @@
+import Glibc
+import SystemKit
+
+// Starting the project's own binaries, and reading what the kernel says
+// about a running process.
+
+/// The release binaries built beside this one (`.build/release/…`).
+func builtProduct(_ name: String) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let executable = count > 0 ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
+    return "\(directory)/\(name)"
+}
+
+/// A fresh directory under /tmp, removed with everything in it.
+final class ScratchDirectory {
+    let path: String
+
+    init(_ prefix: String) throws(SystemError) {
+        var template = Array("/tmp/\(prefix).XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError("mkdtemp")
+        }
+        path = String(cString: made)
+    }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    deinit { Self.remove(path) }
+
+    private static func remove(_ path: String) {
+        if let directory = opendir(path) {
+            while let entry = readdir(directory) {
+                let name = directoryEntryName(entry)
+                if name == "." || name == ".." { continue }
+                remove("\(path)/\(name)")
+            }
+            closedir(directory)
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}
+
+/// Starts `path` with `arguments`; standard output and error go to
+/// `outputPath` (appended). Nothing else is inherited: the bench's own
+/// descriptors are close-on-exec.
+func spawn(_ path: String, _ arguments: [String], environment: [String: String], outputPath: String) throws(SystemError) -> pid_t {
+    let output = open(outputPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard output >= 0 else { throw SystemError("open(\(outputPath))") }
+    defer { close(output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, output, 2)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    guard result == 0 else { throw SystemError("posix_spawn(\(path))", code: result) }
+    return pid
+}
+
+/// Waits for a child to exit, up to `timeoutMilliseconds`; SIGKILL after that.
+@discardableResult
+func reap(_ pid: pid_t, timeoutMilliseconds: Int) -> Int32 {
+    let deadline = now() + UInt64(timeoutMilliseconds) * 1_000_000
+    var status: Int32 = 0
+    while true {
+        let done = waitpid(pid, &status, WNOHANG)
+        if done == pid || (done < 0 && errno != EINTR) { return status }
+        if now() > deadline {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            return status
+        }
+        pause(milliseconds: 1)
+    }
+}
+
+/// Raises this process's open-file limit (its children inherit it).
+func raiseOpenFileLimit(to wanted: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let target = rlim_t(wanted)
+    guard limit.rlim_cur < target else { return }
+    limit.rlim_cur = min(target, limit.rlim_max)
+    if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+        progress("cannot raise the open-file limit to \(wanted): \(SystemError("setrlimit"))")
+    }
+}
+
+/// The environment for children, without anything that would make them
+/// think systemd started them.
+func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = currentEnvironment()
+    for name in ["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "JOURNAL_STREAM", "AUTHKEYD_SOCKET"] {
+        environment[name] = nil
+    }
+    environment.merge(extra) { $1 }
+    return environment
+}
+
+// MARK: - /proc
+
+/// Fields of /proc/PID/status, in kB where the kernel gives kB.
+func processStatus(_ pid: pid_t, task: pid_t? = nil) -> [String: Int] {
+    let path = task.map { "/proc/\(pid)/task/\($0)/status" } ?? "/proc/\(pid)/status"
+    guard let bytes = try? AtomicFile.read(path) else { return [:] }
+    var fields: [String: Int] = [:]
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        let tokens = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if let first = tokens.first, let number = Int(first) { fields[String(line[..<colon])] = number }
+    }
+    return fields
+}
+
+/// The threads of a process.
+func threads(of pid: pid_t) -> [pid_t] {
+    guard let directory = opendir("/proc/\(pid)/task") else { return [] }
+    defer { closedir(directory) }
+    var result: [pid_t] = []
+    while let entry = readdir(directory) {
+        let name = directoryEntryName(entry)
+        if let tid = pid_t(name) { result.append(tid) }
+    }
+    return result
+}
+
+/// CPU time a whole process has used (every thread, user and system), in
+/// nanoseconds: its POSIX CPU-time clock.
+func processCPUTime(_ pid: pid_t) -> UInt64? {
+    var clock = clockid_t()
+    guard clock_getcpuclockid(pid, &clock) == 0 else { return nil }
+    var time = timespec()
+    guard clock_gettime(clock, &time) == 0 else { return nil }
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// utime + stime from /proc/PID/stat, in clock ticks (the coarse figure
+/// `ps` and `top` show).
+func processTicks(_ pid: pid_t) -> Int? {
+    guard let bytes = try? AtomicFile.read("/proc/\(pid)/stat") else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    // The command name may hold spaces; the fields start after its ')'.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After ')': state is field 3, utime field 14, stime field 15.
+    guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+    return user + system
+}
