@@ -85,7 +85,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["AuthClient", "AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

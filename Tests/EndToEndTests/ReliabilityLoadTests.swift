@@ -215,7 +215,11 @@ import Testing
         #expect(after.descriptors <= before.descriptors, "\(before) before, \(after) after")
         #expect(after.threads <= before.threads + Self.threadTolerance, "\(before) before, \(after) after")
         let growth = after.residentKiB - before.residentKiB
-        #expect(growth < Self.cycleGrowthBoundKiB, "VmRSS grew by \(growth) KiB over \(Self.connectCycles) connections")
+        // Not under AddressSanitizer: its quarantine keeps freed memory
+        // (up to 256 MiB) to catch uses after free.
+        if !runningUnderSanitizer {
+            #expect(growth < Self.cycleGrowthBoundKiB, "VmRSS grew by \(growth) KiB over \(Self.connectCycles) connections")
+        }
         // Every session ended: the cap is not used up.
         let (next, _) = try gather(Self.defaultMaxClients, at: daemon)
         #expect(next.served == Self.defaultMaxClients, "refused \(next.refused.map(\.jsonText)), other \(next.other)")

@@ -167,8 +167,11 @@ private final class ActivatedService {
         self.socketPath = socketPath ?? directory.file("authkeyd.sock")
         logPath = directory.file("authkeyd.log")
         notifications = try NotifySocket(path: directory.file("notify.sock"))
-        // systemd-socket-activate passes on only the variables -E names.
-        let passed = environment.merging(["NOTIFY_SOCKET": notifications.path]) { $1 }.sorted { $0.key < $1.key }
+        // systemd-socket-activate passes on only the variables -E names;
+        // a sanitizer's options too (scripts/test-sanitizers sets them).
+        let sanitizerOptions = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }
+        let passed = sanitizerOptions.merging(environment) { $1 }
+            .merging(["NOTIFY_SOCKET": notifications.path]) { $1 }.sorted { $0.key < $1.key }
         pid = try spawn(
             "/usr/bin/systemd-socket-activate",
             ["--listen=\(self.socketPath)", "--fdname=authkeyd"] + passed.map { "--setenv=\($0.key)=\($0.value)" }
@@ -226,135 +229,6 @@ private final class ActivatedService {
         guard let status else { return "none: still running" }
         return status & 0x7F == 0 ? String((status >> 8) & 0xFF) : "none: killed by signal \(status & 0x7F)"
     }
-}
-
-/// Where a spawned program's standard output and error go.
-enum SpawnOutput {
-    /// Appended to this file.
-    case append(String)
-    /// Standard output to one file, standard error to another.
-    case files(output: String, error: String)
-}
-
-/// Starts a program in a process group of its own, with standard input
-/// from `input` (default /dev/null), standard output and error to files,
-/// and no other descriptor of the test's: a child must not hold another
-/// test's pipe or socket open, which would keep that test waiting for an
-/// end of file. (Foundation's `Process` closes them in its children too;
-/// a plain posix_spawn would not.) Signals the test process ignores are
-/// set back to their defaults.
-func spawn(
-    _ path: String, _ arguments: [String], input: String = "/dev/null", output: SpawnOutput, environment: [String: String]? = nil
-) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
-    switch output {
-    case .append(let file):
-        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    case .files(let out, let err):
-        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    }
-    try #require(closeFrom(3, in: &actions) == 0, "posix_spawn_file_actions_addclosefrom_np failed")
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&defaults, number) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var unmasked = sigset_t()
-    sigemptyset(&unmasked)
-    posix_spawnattr_setsigmask(&attributes, &unmasked)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let variables = environment.map { environment in
-        ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    }
-    defer { variables?.forEach { free($0) } }
-    var pid: pid_t = 0
-    let result = variables.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
-        ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-    try #require(result == 0, "posix_spawn \(path): \(String(cString: strerror(result)))")
-    return pid
-}
-
-/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), which Swift's
-/// Glibc module does not declare (it is a _GNU_SOURCE name).
-private func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
-    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return -1 }
-    return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
-}
-
-/// What a program run by `runWithin` printed, and how it ended.
-struct BoundedRun: CustomStringConvertible {
-    var command: String
-    /// The exit code, when it exited by itself.
-    var status: Int32?
-    /// The signal that ended it.
-    var signal: Int32?
-    var timedOut: Bool
-    var elapsed: Duration
-    var standardOutput: String
-    var standardError: String
-
-    var succeeded: Bool { status == 0 && !timedOut }
-
-    var description: String {
-        let ending =
-            timedOut
-            ? "did not finish in \(elapsed) and was killed"
-            : status.map { "exited \($0) after \(elapsed)" } ?? "killed by signal \(signal ?? 0) after \(elapsed)"
-        return "\(command) \(ending)\nstandard output:\n\(standardOutput)\nstandard error:\n\(standardError)"
-    }
-}
-
-/// Runs a program to its end, but for `timeout` at most: then it is killed
-/// (its whole process group, SIGKILL) and the result says so. Its output
-/// goes to files, never to pipes, so that no other process holding a pipe
-/// open can keep this waiting; the wait itself is a poll of waitpid with
-/// WNOHANG against a deadline.
-func runWithin(
-    _ timeout: Duration, _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
-) throws -> BoundedRun {
-    let directory = TemporaryDirectory(prefix: "authkeyd-run")
-    let inputPath = directory.file("input"), outputPath = directory.file("output"), errorPath = directory.file("error")
-    try input.write(toFile: inputPath, atomically: false, encoding: .utf8)
-    let started = ContinuousClock.now
-    let pid = try spawn(
-        path, arguments, input: inputPath, output: .files(output: outputPath, error: errorPath), environment: environment)
-    var raw: Int32 = 0
-    var timedOut = false
-    while true {
-        let reaped = waitpid(pid, &raw, WNOHANG)
-        if reaped == pid { break }
-        if reaped == -1 && errno != EINTR {
-            Issue.record("waitpid \(pid): \(String(cString: strerror(errno)))")
-            break
-        }
-        if ContinuousClock.now - started > timeout {
-            timedOut = true
-            kill(-pid, SIGKILL)
-            // SIGKILL cannot be caught: the reap below comes at once.
-            _ = waitUntil(timeout: .seconds(10)) { waitpid(pid, &raw, WNOHANG) == pid }
-            break
-        }
-        usleep(5_000)
-    }
-    let elapsed = ContinuousClock.now - started
-    func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
-    return BoundedRun(
-        command: ([path] + arguments).joined(separator: " "), status: raw & 0x7F == 0 && !timedOut ? (raw >> 8) & 0xFF : nil,
-        signal: raw & 0x7F != 0 ? raw & 0x7F : nil, timedOut: timedOut, elapsed: elapsed,
-        standardOutput: read(outputPath), standardError: read(errorPath))
 }
 
 /// The service manager's end of sd_notify(3): a datagram socket the daemon

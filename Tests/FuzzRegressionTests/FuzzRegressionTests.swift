@@ -1,5 +1,6 @@
 import FuzzTargets
 import Glibc
+import TestSupport
 import Testing
 
 /// Every input the fuzzers kept (Fuzz/corpus/<target>) and every input that
@@ -109,10 +110,4 @@ import Testing
         let replay = culprit.hasPrefix("Fuzz/") ? "\nreplay: swift run authkeyd-fuzz \(target.rawValue) \(culprit)" : ""
         Issue.record("\(culprit) crashes the \(target.rawValue) target:\n\(cause)\(replay)")
     }
-}
-
-/// Whether ThreadSanitizer or AddressSanitizer is in this process (their
-/// runtimes define these symbols).
-private let runningUnderSanitizer = ["__tsan_init", "__asan_init"].contains { (symbol: String) in
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) != nil
 }

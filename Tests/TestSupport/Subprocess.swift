@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The directory holding the package's built executables: the one the test
 /// bundle itself was built into.
@@ -17,27 +18,18 @@ public struct CommandResult: Sendable {
     public var standardError: String
 }
 
-/// Runs a command to completion, feeding it `input`.
+/// Runs a command to completion, feeding it `input`; after `timeout` it is
+/// killed, and the test gets an issue saying so.
 @discardableResult
-public func run(_ executable: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    // Read both pipes to the end before waiting, so a chatty child cannot block.
-    let output = Thread.detachAndRead(stdout.fileHandleForReading)
-    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+public func run(
+    _ executable: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil,
+    timeout: Duration = .seconds(120)
+) throws -> CommandResult {
+    let result = try runWithin(timeout, executable, arguments, input: input, environment: environment)
+    if result.timedOut { Issue.record("\(result)") }
     return CommandResult(
-        status: process.terminationStatus, standardOutput: String(decoding: output.wait(), as: UTF8.self),
-        standardError: String(decoding: errors, as: UTF8.self))
+        status: result.status ?? 128 + (result.signal ?? SIGKILL), standardOutput: result.standardOutput,
+        standardError: result.standardError)
 }
 
 /// Whether a program is on PATH.
@@ -80,36 +72,6 @@ public func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool)
         usleep(10_000)
     }
     return condition()
-}
-
-extension Thread {
-    /// Reads a pipe to its end on a thread of its own.
-    fileprivate static func detachAndRead(_ handle: FileHandle) -> PendingRead {
-        let pending = PendingRead()
-        Thread.detachNewThread {
-            pending.finish(handle.readDataToEndOfFile())
-        }
-        return pending
-    }
-}
-
-fileprivate final class PendingRead: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var data: Data?
-
-    func finish(_ value: Data) {
-        condition.lock()
-        data = value
-        condition.signal()
-        condition.unlock()
-    }
-
-    func wait() -> Data {
-        condition.lock()
-        defer { condition.unlock() }
-        while data == nil { condition.wait() }
-        return data!
-    }
 }
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
