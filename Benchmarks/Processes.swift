@@ -88,13 +88,8 @@ func reap(_ pid: pid_t, timeoutMilliseconds: Int) -> Int32 {
 
 /// Raises this process's open-file limit (its children inherit it).
 func raiseOpenFileLimit(to wanted: Int) {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-    let target = rlim_t(wanted)
-    guard limit.rlim_cur < target else { return }
-    limit.rlim_cur = min(target, limit.rlim_max)
-    if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
-        progress("cannot raise the open-file limit to \(wanted): \(SystemError("setrlimit"))")
+    if OpenFileLimit.raise(to: wanted) < wanted {
+        progress("cannot raise the open-file limit to \(wanted): the hard limit is \(OpenFileLimit.hard)")
     }
 }
 
@@ -110,19 +105,6 @@ func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 }
 
 // MARK: - /proc
-
-/// Fields of /proc/PID/status, in kB where the kernel gives kB.
-func processStatus(_ pid: pid_t, task: pid_t? = nil) -> [String: Int] {
-    let path = task.map { "/proc/\(pid)/task/\($0)/status" } ?? "/proc/\(pid)/status"
-    guard let bytes = try? AtomicFile.read(path) else { return [:] }
-    var fields: [String: Int] = [:]
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        let tokens = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" })
-        if let first = tokens.first, let number = Int(first) { fields[String(line[..<colon])] = number }
-    }
-    return fields
-}
 
 /// The threads of a process.
 func threads(of pid: pid_t) -> [pid_t] {
@@ -144,17 +126,4 @@ func processCPUTime(_ pid: pid_t) -> UInt64? {
     var time = timespec()
     guard clock_gettime(clock, &time) == 0 else { return nil }
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
-/// utime + stime from /proc/PID/stat, in clock ticks (the coarse figure
-/// `ps` and `top` show).
-func processTicks(_ pid: pid_t) -> Int? {
-    guard let bytes = try? AtomicFile.read("/proc/\(pid)/stat") else { return nil }
-    let text = String(decoding: bytes, as: UTF8.self)
-    // The command name may hold spaces; the fields start after its ')'.
-    guard let close = text.lastIndex(of: ")") else { return nil }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    // After ')': state is field 3, utime field 14, stime field 15.
-    guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-    return user + system
 }

@@ -16,14 +16,14 @@ func idleCost(_ settings: Settings) throws -> Row {
 
     let pid = daemon.pid
     guard let cpuBefore = cpuNanoseconds(pid) else { throw BenchError("cannot read authkeyd's CPU time") }
-    let ticksBefore = processTicks(pid) ?? 0
+    let ticksBefore = ProcFiles.cpuTicks(pid: pid) ?? 0
     let switchesBefore = contextSwitches(pid)
     progress("row 5: idle for \(seconds) s")
     pause(milliseconds: seconds * 1000)
     guard let cpuAfter = cpuNanoseconds(pid) else { throw BenchError("cannot read authkeyd's CPU time") }
-    let ticksAfter = processTicks(pid) ?? 0
+    let ticksAfter = ProcFiles.cpuTicks(pid: pid) ?? 0
     let switchesAfter = contextSwitches(pid)
-    let status = processStatus(pid)
+    let status = ProcFiles.statusFields(pid: pid)
 
     let cpu = Double(cpuAfter - cpuBefore) / 1e6
     let rss = Double(status["VmRSS"] ?? 0) / 1024
@@ -31,7 +31,7 @@ func idleCost(_ settings: Settings) throws -> Row {
     let wakeups = switchesAfter.since(switchesBefore)
     row.measured = "CPU \(fixed(cpu, 3)) ms in \(seconds) s, \(wakeups) wake-ups; RSS \(fixed(rss, 1)) MiB (peak \(fixed(peak, 1)) MiB)"
     if !settings.quick { row.judge(cpu <= 1 && rss <= 15) }
-    let ticksPerSecond = sysconf(Int32(_SC_CLK_TCK))
+    let ticksPerSecond = ProcFiles.ticksPerSecond
     row.method = [
         "`authkeyd --virtual-key name=K1` (release build, `--usb no`), started, asked once for its keys so that",
         "the virtual key is up, then left alone for \(settle) s and measured over \(seconds) s with no client connected.",
@@ -84,7 +84,7 @@ private struct ThreadSwitches {
 private func contextSwitches(_ pid: pid_t) -> ThreadSwitches {
     var result = ThreadSwitches()
     for tid in threads(of: pid) {
-        let status = processStatus(pid, task: tid)
+        let status = ProcFiles.statusFields(pid: pid, task: tid)
         let name = (try? AtomicFile.read("/proc/\(pid)/task/\(tid)/comm")).map {
             String(decoding: $0.filter { $0 != 0x0A }, as: UTF8.self)
         } ?? "?"

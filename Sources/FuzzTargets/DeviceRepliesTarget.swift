@@ -131,7 +131,7 @@ final class ScriptedDevice: HIDReportConnection {
     static func allocatesForMissingItems(_ message: [UInt8], answering command: UInt8) -> Bool {
         var authenticatorData: ArraySlice<UInt8>?
         if declaresMissingItems(message.dropFirst(), memberTwo: &authenticatorData) { return true }
-        guard [CTAP2Request.makeCredential, CTAP2Request.getAssertion, CTAP2Request.getNextAssertion].contains(command),
+        guard [CTAP2Command.makeCredential.rawValue, CTAP2Command.getAssertion.rawValue, CTAP2Command.getNextAssertion.rawValue].contains(command),
             let authenticatorData, let embedded = authenticatorDataCBOR(Array(authenticatorData)) else { return false }
         var ignored: ArraySlice<UInt8>?
         return declaresMissingItems(embedded, memberTwo: &ignored)

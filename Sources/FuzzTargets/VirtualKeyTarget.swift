@@ -235,16 +235,16 @@ final class CommandSession {
             list = list.suffix(15) + [id]
         }
         switch command {
-        case CTAP2Request.makeCredential:
+        case CTAP2Command.makeCredential.rawValue:
             // Authenticator data: rpIdHash(32) flags(1) signCount(4) aaguid(16) length(2) id.
             guard let data = reply[2]?.bytesValue, data.count >= 55 else { return }
             let end = 55 + (Int(data[53]) << 8 | Int(data[54]))
             if end <= data.count { remember(Array(data[55..<end]), in: &credentialIDs) }
-        case CTAP2Request.getAssertion, CTAP2Request.getNextAssertion:
+        case CTAP2Command.getAssertion.rawValue, CTAP2Command.getNextAssertion.rawValue:
             remember(reply[1]?.mapValue?["id"]?.bytesValue, in: &credentialIDs)
-        case CTAP2Request.credentialManagement, CTAP2Request.credentialManagementPreview:
+        case CTAP2Command.credentialManagement.rawValue, CTAP2Command.credentialManagementPreview.rawValue:
             remember(reply[7]?.mapValue?["id"]?.bytesValue, in: &credentialIDs)
-        case CTAP2Request.bioEnrollment, CTAP2Request.bioEnrollmentPreview:
+        case CTAP2Command.bioEnrollment.rawValue, CTAP2Command.bioEnrollmentPreview.rawValue:
             remember(reply[4]?.bytesValue, in: &templateIDs)
             for template in reply[7]?.arrayValue ?? [] { remember(template.mapValue?[1]?.bytesValue, in: &templateIDs) }
         default:
@@ -253,13 +253,13 @@ final class CommandSession {
     }
 
     private func clientPIN(_ parameters: CBORMap) -> (status: UInt8, body: CBORMap?)? {
-        request([CTAP2Request.clientPIN] + CBOR.map(parameters).encoded())
+        request([CTAP2Command.clientPIN.rawValue] + CBOR.map(parameters).encoded())
     }
 
     /// Where a command carries its pinUvAuthParam, and what it signs.
     private func authenticated(_ payload: [UInt8]) {
         guard let command = payload.first, var map = (try? CBOR.decode(payload.dropFirst())).map(substituted)?.mapValue,
-            let slots = CTAP2Request.AuthSlots(command: command, parameters: map)
+            let slots = PINUVAuthSlots(command: command, parameters: map)
         else {
             request(payload)
             return
@@ -270,7 +270,7 @@ final class CommandSession {
         map[slots.parameterKey] = .bytes(
             PlatformPIN.authenticate(slots.message, key: token ?? [UInt8](repeating: 0, count: 32), version: version))
         map[slots.protocolKey] = .int(version)
-        if command == CTAP2Request.getAssertion { encryptHMACSalt(&map) }
+        if command == CTAP2Command.getAssertion.rawValue { encryptHMACSalt(&map) }
         request([command] + CBOR.map(map).encoded())
     }
 
@@ -378,55 +378,40 @@ final class CommandSession {
     }
 }
 
-/// CTAP2 command bytes, and where the authenticated ones carry their
-/// pinUvAuthParam (CTAP 2.1 §6).
-enum CTAP2Request {
-    static let makeCredential: UInt8 = 0x01
-    static let getAssertion: UInt8 = 0x02
-    static let getInfo: UInt8 = 0x04
-    static let clientPIN: UInt8 = 0x06
-    static let reset: UInt8 = 0x07
-    static let getNextAssertion: UInt8 = 0x08
-    static let bioEnrollment: UInt8 = 0x09
-    static let credentialManagement: UInt8 = 0x0A
-    static let selection: UInt8 = 0x0B
-    static let config: UInt8 = 0x0D
-    static let bioEnrollmentPreview: UInt8 = 0x40
-    static let credentialManagementPreview: UInt8 = 0x41
+/// Where an authenticated CTAP2 command carries its pinUvAuthParam, and
+/// what that is computed over (CTAP 2.1 §6).
+struct PINUVAuthSlots {
+    var parameterKey: Int
+    var protocolKey: Int
+    /// What the pinUvAuthParam is computed over.
+    var message: [UInt8]
+    /// The token permission the command needs, and the rp id it is bound to.
+    var permission: UInt8
+    var rpID: String?
 
-    struct AuthSlots {
-        var parameterKey: Int
-        var protocolKey: Int
-        /// What the pinUvAuthParam is computed over.
-        var message: [UInt8]
-        /// The token permission the command needs, and the rp id it is bound to.
-        var permission: UInt8
-        var rpID: String?
-
-        init?(command: UInt8, parameters map: CBORMap) {
-            func byte(_ key: Int) -> UInt8 { UInt8(truncatingIfNeeded: map[key]?.unsignedValue ?? 0) }
-            func encoded(_ key: Int) -> [UInt8] { map[key]?.encoded() ?? [] }
-            switch command {
-            case makeCredential:
-                (parameterKey, protocolKey, permission) = (8, 9, 0x01)
-                message = map[1]?.bytesValue ?? []
-                rpID = map[2]?.mapValue?["id"]?.textValue
-            case getAssertion:
-                (parameterKey, protocolKey, permission) = (6, 7, 0x02)
-                message = map[2]?.bytesValue ?? []
-                rpID = map[1]?.textValue
-            case credentialManagement, credentialManagementPreview:
-                (parameterKey, protocolKey, permission) = (4, 3, 0x04)
-                message = [byte(1)] + encoded(2)
-            case bioEnrollment, bioEnrollmentPreview:
-                (parameterKey, protocolKey, permission) = (5, 4, 0x08)
-                message = [byte(1), byte(2)] + encoded(3)
-            case config:
-                (parameterKey, protocolKey, permission) = (4, 3, 0x20)
-                message = [UInt8](repeating: 0xFF, count: 32) + [config, byte(1)] + encoded(2)
-            default:
-                return nil
-            }
+    init?(command: UInt8, parameters map: CBORMap) {
+        func byte(_ key: Int) -> UInt8 { UInt8(truncatingIfNeeded: map[key]?.unsignedValue ?? 0) }
+        func encoded(_ key: Int) -> [UInt8] { map[key]?.encoded() ?? [] }
+        switch CTAP2Command(rawValue: command) {
+        case .makeCredential:
+            (parameterKey, protocolKey, permission) = (8, 9, 0x01)
+            message = map[1]?.bytesValue ?? []
+            rpID = map[2]?.mapValue?["id"]?.textValue
+        case .getAssertion:
+            (parameterKey, protocolKey, permission) = (6, 7, 0x02)
+            message = map[2]?.bytesValue ?? []
+            rpID = map[1]?.textValue
+        case .credentialManagement, .credentialManagementPreview:
+            (parameterKey, protocolKey, permission) = (4, 3, 0x04)
+            message = [byte(1)] + encoded(2)
+        case .bioEnrollment, .bioEnrollmentPreview:
+            (parameterKey, protocolKey, permission) = (5, 4, 0x08)
+            message = [byte(1), byte(2)] + encoded(3)
+        case .config:
+            (parameterKey, protocolKey, permission) = (4, 3, 0x20)
+            message = [UInt8](repeating: 0xFF, count: 32) + [CTAP2Command.config.rawValue, byte(1)] + encoded(2)
+        default:
+            return nil
         }
     }
 }

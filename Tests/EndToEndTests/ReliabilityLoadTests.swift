@@ -1,5 +1,6 @@
 import AuthProtocol
 import Foundation
+import SystemKit
 import TestSupport
 import Testing
 
@@ -16,8 +17,8 @@ import Testing
     /// starts with (and this process's hard limit, or `hardLimit`), and
     /// gives this process room for many connections.
     func startDaemon(_ arguments: [String] = [], hardLimit: Int? = nil) async throws -> DaemonProcess {
-        OwnFileLimit.raise(to: 8192)
-        let limits = "--nofile=\(Self.systemdSoftLimit):\(hardLimit ?? OwnFileLimit.hard)"
+        OpenFileLimit.raise(to: 8192)
+        let limits = "--nofile=\(Self.systemdSoftLimit):\(hardLimit ?? OpenFileLimit.hard)"
         let daemon = try DaemonProcess(["--virtual-key", "name=Load"] + arguments, launcher: ["/usr/bin/prlimit", limits])
         _ = try await daemon.waitForKeys(1)
         return daemon
@@ -157,10 +158,10 @@ import Testing
         // deadline) and the store's writes need some of their own.
         let full = try #require(ProcessStats(pid: pid))
         #expect(full.descriptors < Self.systemdSoftLimit, "the daemon holds \(full.descriptors) descriptors of \(Self.systemdSoftLimit)")
-        let ticksBefore = try #require(ProcessStats.cpuTicks(pid: pid))
+        let ticksBefore = try #require(ProcFiles.cpuTicks(pid: pid))
         try await Task.sleep(for: .seconds(1))
-        let busyTicks = try #require(ProcessStats.cpuTicks(pid: pid)) - ticksBefore
-        #expect(busyTicks * 10 < ProcessStats.ticksPerSecond, "the daemon used \(busyTicks) ticks in a second while full")
+        let busyTicks = try #require(ProcFiles.cpuTicks(pid: pid)) - ticksBefore
+        #expect(busyTicks * 10 < ProcFiles.ticksPerSecond, "the daemon used \(busyTicks) ticks in a second while full")
         // Half the served clients leave; every waiting one is then served.
         let leaving = clients.prefix(answered / 2)
         let clock = ContinuousClock()

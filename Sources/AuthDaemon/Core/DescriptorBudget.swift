@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// How many descriptors the daemon may give to clients: its soft
 /// RLIMIT_NOFILE less a reserve for its own work.
@@ -21,14 +22,7 @@ struct DescriptorBudget {
     /// it: each client is a descriptor, and max-clients may exceed 1024.
     /// Raises the soft limit to the hard one.
     mutating func raiseLimit() {
-        var current = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &current) == 0 else { return }
-        if current.rlim_cur < current.rlim_max {
-            var raised = current
-            raised.rlim_cur = current.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { current = raised }
-        }
-        limit = Int(clamping: current.rlim_cur)
+        limit = OpenFileLimit.raiseToHard()
     }
 
     /// Descriptors `clients` connections and the reserve need together.

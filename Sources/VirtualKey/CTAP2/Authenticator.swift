@@ -4,7 +4,7 @@ import SystemKit
 
 /// CTAP2 command bytes (CTAP 2.1 §6), with the FIDO_2_1_PRE preview aliases
 /// libfido2 still sends for credential management and bio enrollment.
-enum CTAP2Command: UInt8 {
+public enum CTAP2Command: UInt8, Sendable {
     case makeCredential = 0x01
     case getAssertion = 0x02
     case getInfo = 0x04
