@@ -27,7 +27,7 @@ final class RecordingDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
         // Answered later, from another thread, as a UI would; twice, to
         // show only the first answer counts.
         let chosen = chosen
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+        runLater(after: .milliseconds(20)) {
             selectionHandler(.authenticator(id: chosen))
             cancelHandler()
         }

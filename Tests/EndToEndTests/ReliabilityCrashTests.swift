@@ -188,7 +188,7 @@ final class KillTimer: @unchecked Sendable {
     init(pid: pid_t, afterMicroseconds delay: Int?) {
         self.pid = pid
         guard let delay else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(delay)) { [self] in fireNow() }
+        runLater(after: .microseconds(delay)) { [self] in fireNow() }
     }
 
     var hasFired: Bool { lock.withLock { fired } }

@@ -1,4 +1,3 @@
-import Dispatch
 import FIDO2
 import TestSupport
 import Testing
@@ -10,7 +9,7 @@ import VirtualKey
     @Test func cancelWhileWaitingForATouchEndsWithKeepaliveCancel() throws {
         let key = try makeKey { $0.presence = .never }
         let device = try key.openDevice()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { try? device.cancel() }
+        runLater(after: .milliseconds(300)) { try? device.cancel() }
         let clock = ContinuousClock()
         let started = clock.now
         #expect(throws: FIDO2Error.keepaliveCancel) { try device.makeCredential(registrationRequest()) }
@@ -30,7 +29,7 @@ import VirtualKey
 
     @Test func manualTouch() throws {
         let key = try makeKey { $0.presence = .manual }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { key.touch() }
+        runLater(after: .milliseconds(200)) { key.touch() }
         _ = try key.openDevice().makeCredential(registrationRequest())
     }
 

@@ -38,6 +38,12 @@ public struct FaultRule: Sendable, Equatable {
 final class FaultInjector: Sendable {
     private let rules = Protected<[FaultRule]>([])
     private let vanishHandler = Protected<(@Sendable () -> Void)?>(nil)
+    /// A serial queue of its own, not `DispatchQueue.global()`: that pool
+    /// has about one thread per core, threads blocked in a host's read
+    /// hold it, and a 200 ms delay there was seen to fire seconds late.
+    /// A serial queue targets the overcommitting pool, which always finds
+    /// a thread.
+    private let lateReplies = DispatchQueue(label: "authkeyd.virtual-key.late-replies")
 
     func setRules(_ newRules: [FaultRule]) { rules.withLock { $0 = newRules } }
     func onVanish(_ handler: @escaping @Sendable () -> Void) { vanishHandler.withLock { $0 = handler } }
@@ -76,7 +82,7 @@ final class FaultInjector: Sendable {
                 port.deliver(report: report)
             }
         case .delay(let duration):
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(duration.wholeMilliseconds)) {
+            lateReplies.asyncAfter(deadline: .now() + .milliseconds(duration.wholeMilliseconds)) {
                 for report in reports { port.deliver(report: report) }
             }
         case .wrongChannel:
