@@ -30,13 +30,8 @@ final class ScratchDirectory {
     deinit { Self.remove(path) }
 
     private static func remove(_ path: String) {
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = directoryEntryName(entry)
-                if name == "." || name == ".." { continue }
-                remove("\(path)/\(name)")
-            }
-            closedir(directory)
+        if let names = directoryNames(path) {
+            for name in names { remove("\(path)/\(name)") }
             rmdir(path)
         } else {
             unlink(path)
@@ -108,14 +103,7 @@ func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 
 /// The threads of a process.
 func threads(of pid: pid_t) -> [pid_t] {
-    guard let directory = opendir("/proc/\(pid)/task") else { return [] }
-    defer { closedir(directory) }
-    var result: [pid_t] = []
-    while let entry = readdir(directory) {
-        let name = directoryEntryName(entry)
-        if let tid = pid_t(name) { result.append(tid) }
-    }
-    return result
+    (directoryNames("/proc/\(pid)/task") ?? []).compactMap { pid_t($0) }
 }
 
 /// CPU time a whole process has used (every thread, user and system), in

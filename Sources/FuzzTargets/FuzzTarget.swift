@@ -87,12 +87,11 @@ public func readInput(_ path: String) -> [UInt8]? {
 
 /// `path` itself, or the regular files in the folder `path`, sorted.
 public func inputFiles(at path: String) -> [String] {
-    guard let directory = opendir(path) else { return [path] }
-    defer { closedir(directory) }
-    var files: [String] = []
-    while let entry = readdir(directory) {
-        let name = directoryEntryName(entry)
-        if entry.pointee.d_type == UInt8(DT_REG) && !name.hasPrefix(".") { files.append("\(path)/\(name)") }
-    }
-    return files.sorted()
+    guard let names = directoryNames(path) else { return [path] }
+    return names.filter { !$0.hasPrefix(".") }.map { "\(path)/\($0)" }.filter(isRegularFile).sorted()
+}
+
+private func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
 }

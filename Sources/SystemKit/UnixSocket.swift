@@ -1,5 +1,6 @@
 internal import CSystem
 import Glibc
+import Synchronization
 
 /// Unix-domain sockets, as file descriptors.
 ///
@@ -23,21 +24,51 @@ public enum UnixSocket {
     /// The longest path a `sockaddr_un` holds, without its terminating NUL.
     public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
-    /// Creates a socket bound to `path` and listening. An existing file at
-    /// `path` is not touched: callers decide whether it is stale.
+    /// Creates a socket listening at `path`. An existing file at `path` is
+    /// not touched (the call fails): callers decide whether it is stale.
+    ///
+    /// The file appears only once the socket listens. Bound in place, it
+    /// would exist for a moment in which `connect` is refused, and a client
+    /// that waits for the file to appear would fail (seen in the tests).
+    /// So the socket is bound under a temporary name beside `path`, and
+    /// hard-linked into place after `listen`; `link`, unlike `rename`,
+    /// never replaces a file that appeared meanwhile.
     public static func listen(path: String, kind: Kind, backlog: Int32 = 128) throws(SystemError) -> Int32 {
+        let temporary = temporaryName(beside: path)
         let fd = try retryingOnInterrupt("socket") { socket(AF_UNIX, kind.rawValue | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do {
-            try withAddress(path) { (address, length) throws(SystemError) in
-                try retryingOnInterrupt("bind(\(path))") { bind(fd, address, length) }
+            if let temporary {
+                unlink(temporary)
+                defer { unlink(temporary) }
+                try bindAndListen(fd, at: temporary, backlog: backlog)
+                try retryingOnInterrupt("bind(\(path))") { link(temporary, path) }
+            } else {
+                try bindAndListen(fd, at: path, backlog: backlog)
             }
-            try retryingOnInterrupt("listen(\(path))") { Glibc.listen(fd, backlog) }
         } catch {
             Glibc.close(fd)
             throw error
         }
         return fd
     }
+
+    private static func bindAndListen(_ fd: Int32, at path: String, backlog: Int32) throws(SystemError) {
+        try withAddress(path) { (address, length) throws(SystemError) in
+            try retryingOnInterrupt("bind(\(path))") { bind(fd, address, length) }
+        }
+        try retryingOnInterrupt("listen(\(path))") { Glibc.listen(fd, backlog) }
+    }
+
+    /// A name in the same directory (a hard link cannot cross file
+    /// systems), unique to this process and call; nil when it would not
+    /// fit in a `sockaddr_un`, and the socket is then bound in place.
+    private static func temporaryName(beside path: String) -> String? {
+        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        let name = "\(directory).authkeyd-\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue).tmp"
+        return name.utf8.count <= maxPathLength ? name : nil
+    }
+
+    private static let temporaryNames = Atomic<Int>(0)
 
     /// Connects to the socket at `path`.
     public static func connect(path: String, kind: Kind) throws(SystemError) -> Int32 {
@@ -55,10 +86,6 @@ public enum UnixSocket {
 
     /// Accepts one connection, close-on-exec; nil when none is waiting on a
     /// non-blocking listener.
-    ///
-    /// `accept4` would set both flags atomically, but Swift's Glibc module
-    /// is built without `_GNU_SOURCE` and cannot see it; this process never
-    /// forks between the two calls, so the `fcntl` that follows is as good.
     public static func accept(_ listener: Int32, nonBlocking: Bool = false) throws(SystemError) -> Int32? {
         while true {
             // accept4 sets both flags as it makes the descriptor: nothing

@@ -1,3 +1,4 @@
+import Dispatch
 import FIDO2
 import Glibc
 import SystemKit
@@ -86,5 +87,34 @@ import VirtualKey
         let replacement = try serve(try makeKey())
         defer { replacement.stop() }
         _ = try open(replacement).info()
+    }
+
+    /// A host that connects as soon as the socket file appears is never
+    /// refused: the file appears only once the socket listens. Bound in
+    /// place, it existed for a moment without a listener: a test that
+    /// waited for the file failed with ECONNREFUSED, and this loop failed
+    /// 3 times in 2,000 against that code. No temporary name is left
+    /// behind, and a file already at the path is never replaced.
+    @Test func theSocketFileAppearsOnlyWhenItListens() throws {
+        let path = directory.file("watched.sock")
+        for _ in 0..<2000 {
+            let outcome = Protected<String?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            startThread(name: "socket-watcher") {
+                let deadline = ContinuousClock.now + .seconds(5)
+                while access(path, F_OK) != 0 && ContinuousClock.now < deadline { sched_yield() }
+                do { close(try UnixSocket.connect(path: path, kind: .seqPacket)) } catch {
+                    outcome.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+            let listener = try UnixSocket.listen(path: path, kind: .seqPacket)
+            try #require(done.wait(timeout: .now() + .seconds(5)) == .success, "the watcher never saw the file")
+            #expect(outcome.withLock { $0 } == nil, "a host that connected as the file appeared")
+            #expect(throws: SystemError.self) { try UnixSocket.listen(path: path, kind: .seqPacket) }
+            close(listener)
+            unlink(path)
+        }
+        #expect(directoryNames(directory.path) == [])
     }
 }

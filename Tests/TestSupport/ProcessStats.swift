@@ -65,13 +65,6 @@ public struct ProcessStats: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func entries(in directory: String) -> Int? {
-        guard let handle = opendir(directory) else { return nil }
-        defer { closedir(handle) }
-        var count = 0
-        while let entry = readdir(handle) {
-            let isDot = directoryEntryName(entry).hasPrefix(".")
-            if !isDot { count += 1 }
-        }
-        return count
+        directoryNames(directory)?.count
     }
 }

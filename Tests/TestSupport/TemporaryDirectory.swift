@@ -20,13 +20,11 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 private func removeTree(_ path: String) {
-    guard let directory = opendir(path) else {
+    guard let names = directoryNames(path) else {
         unlink(path)
         return
     }
-    while let entry = readdir(directory) {
-        let name = directoryEntryName(entry)
-        if name == "." || name == ".." { continue }
+    for name in names {
         let child = "\(path)/\(name)"
         var info = stat()
         if lstat(child, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
@@ -35,6 +33,5 @@ private func removeTree(_ path: String) {
             unlink(child)
         }
     }
-    closedir(directory)
     rmdir(path)
 }

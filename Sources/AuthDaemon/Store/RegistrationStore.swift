@@ -43,13 +43,7 @@ final class RegistrationStore: @unchecked Sendable {
     /// which is whole: its old content or its new. Each would otherwise
     /// stay for good, a stale copy of the user's registrations.
     private func removeTemporaries() {
-        guard let handle = opendir(directory) else { return }
-        var stale: [String] = []
-        while let entry = readdir(handle) {
-            let name = directoryEntryName(entry)
-            if name.contains(".json.tmp.") { stale.append(name) }
-        }
-        closedir(handle)
+        let stale = (directoryNames(directory) ?? []).filter { $0.contains(".json.tmp.") }
         for name in stale { unlink("\(directory)/\(name)") }
         if !stale.isEmpty { logger.info("removed \(stale.count) temporary file(s) left in \(directory) by a crash") }
     }
