@@ -176,7 +176,7 @@ import Testing
         let daemon = try await started("name=K1,pin=123456")
         let samples = try #require(try authctl(daemon, ["fingerprints", "info", "v1", "--json"]).json()["samplesRequired"]?.integerValue.map(Int.init))
 
-        // Enrolling and naming each need the PIN; it is read once.
+        // Enrolling and naming need the PIN; it is asked once.
         let enrolled = try authctl(daemon, ["fingerprints", "enroll", "v1", "--name", "Thumb"], pinFD: "123456\n")
         #expect(enrolled.status == 0, "\(enrolled.standardError)\n\(daemon.log)")
         for sample in 1...samples {

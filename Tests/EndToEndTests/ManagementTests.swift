@@ -112,7 +112,7 @@ import SystemKit
             WebAuthnFixtures.createParams(user: "bob", userID: Array("user-bob".utf8), residentKey: "required"))
         let aliceID = try #require(alice.registration?.id), bobID = try #require(bob.registration?.id)
 
-        let ui = ScriptedUI(pins: ["1234", "1234", "1234", "1234"])
+        let ui = ScriptedUI(pins: ["1234", "1234", "1234", "1234", "1234"])
         client.setUI(ui)
         let listing = try await client.storedCredentials(on: "v1")
         #expect(listing.existing == 2)
@@ -125,10 +125,15 @@ import SystemKit
         try await client.deleteStoredCredential(aliceID, on: "v1")
         try await client.updateStoredCredentialUser(
             bobID, on: "v1", user: .init(id: Base64URLBytes(Array("user-bob".utf8)), name: "robert", displayName: "Robert"))
+        // The user id is the relying party's; a key refuses to change it.
+        await expectReason(.invalidParams) {
+            try await client.updateStoredCredentialUser(
+                bobID, on: "v1", user: .init(id: Base64URLBytes(Array("user-eve".utf8)), name: "eve", displayName: "Eve"))
+        }
         let after = try await client.storedCredentials(on: "v1", rpId: "example.org")
         #expect(after.relyingParties.first?.credentials.map(\.credentialId) == [bobID])
         #expect(try await client.listRegistrations().map(\.id) == [bobID], "the daemon's record of alice went with her credential")
-        #expect(ui.pinRequests.map(\.reason) == [.required, .required, .required, .required])
+        #expect(ui.pinRequests.map(\.reason) == [.required, .required, .required, .required, .required])
         daemon.stop()
 
         // Listed again through libfido2, on the key.
@@ -144,12 +149,14 @@ import SystemKit
         let sensor = try await client.fingerprintSensor(on: "v1")
         #expect(sensor.samplesRequired > 1)
 
-        client.setUI(ScriptedUI(pins: ["1234", "1234"]))
+        let enrolling = ScriptedUI(pins: ["1234", "1234"])
+        client.setUI(enrolling)
         let progress = Protected<[OperationStatus]>([])
         let enrolled = try await client.enrollFingerprint(on: "v1", name: "Right thumb") { status in
             progress.withLock { $0.append(status) }
         }
         #expect(enrolled.name == "Right thumb")
+        #expect(enrolling.pinRequests.count == 1, "one PIN enrolls and names the finger")
         let captured = progress.withLock { $0 }.filter { $0.status == .sampleCaptured }
         #expect(captured.compactMap(\.remainingSamples) == Array((0..<sensor.samplesRequired).reversed()))
         #expect(progress.withLock { $0 }.filter { $0.status == .waitingForTouch }.count == sensor.samplesRequired, "one a sample")

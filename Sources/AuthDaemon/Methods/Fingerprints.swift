@@ -23,8 +23,9 @@ extension Broker {
         return try manage(ManagementMethod.enrollFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
             let activity = "enrolling a fingerprint"
-            let (enrollment, first) = try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
-                try device.beginBioEnrollment(pin: pin, sampleTimeout: Self.sampleTimeout)
+            let (enrollment, first, pin) = try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
+                let (enrollment, first) = try device.beginBioEnrollment(pin: pin, sampleTimeout: Self.sampleTimeout)
+                return (enrollment, first, pin)
             }
             var progress = first
             sendSampleStatus(progress, request: id, key: key, to: session)
@@ -42,9 +43,13 @@ extension Broker {
             }
             let templateID = Base64URL.encode(enrollment.templateID)
             if let name = request.name, !name.isEmpty {
-                try await withPIN(on: key, for: operation, activity: "naming the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+                // Named with the PIN the user gave for this enrollment, kept
+                // in memory until the request ends: libfido2 asks a PIN of
+                // each bio call, and a second prompt was the user's chance
+                // to leave a fingerprint enrolled without its name.
+                try await perform(key, for: operation) { device throws(FIDO2Error) in
                     try device.renameBioTemplate(id: enrollment.templateID, name: name, pin: pin)
-                }
+                } mapError: { $0.rpcError(doing: "naming the fingerprint") }
             }
             return .value(encode(Fingerprint(templateId: templateID, name: request.name)))
         }

@@ -48,8 +48,21 @@ extension Broker {
         let credentialID = try decodeCredentialID(request.credentialId)
         let user = UserEntity(id: request.user.id.bytes, name: request.user.name, displayName: request.user.displayName)
         return try manage(ManagementMethod.updateCredentialUser, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            try await withPINIfSet(on: key, for: operation, activity: "updating the credential's user") { device, pin throws(FIDO2Error) in
-                try device.updateStoredCredentialUser(credentialID: credentialID, user: user, pin: pin)
+            let accepted = try await withPINIfSet(on: key, for: operation, activity: "updating the credential's user") { device, pin throws(FIDO2Error) in
+                do throws(FIDO2Error) {
+                    try device.updateStoredCredentialUser(credentialID: credentialID, user: user, pin: pin)
+                    return true
+                } catch where error == .invalidParameter {
+                    // CTAP 2.1 §6.8.6: the one parameter a key checks against
+                    // the credential is the user id. The caller's mistake,
+                    // not the device's.
+                    return false
+                }
+            }
+            guard accepted else {
+                throw RPCError(
+                    .invalidParams,
+                    "invalid params: user.id: it must be the credential's own user id; a key changes only name and displayName")
             }
             return .value(["updated": true])
         }
