@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "TestSupport"]),

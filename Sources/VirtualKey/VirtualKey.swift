@@ -18,7 +18,10 @@ public final class VirtualKey: Sendable {
     let user: SimulatedUser
     private let faults: FaultInjector
     private let pluggedIn = Atomic<Bool>(true)
-    private let connections = Protected<[ObjectIdentifier: InProcessConnection]>([:])
+    /// Open in-process connections, held weakly: each connection holds its
+    /// key, and a host that drops one without closing it (a test's raw
+    /// host) must not keep both alive for good.
+    private let connections = Protected<[ObjectIdentifier: WeakConnection]>([:])
     private let unplugHandlers = Protected<[@Sendable () -> Void]>([])
     private let plugInHandlers = Protected<[@Sendable () -> Void]>([])
 
@@ -61,7 +64,7 @@ public final class VirtualKey: Sendable {
     /// A new in-process connection, for `FIDO2.Device.open(connection:)`.
     public func connect() -> InProcessConnection {
         let connection = InProcessConnection(key: self)
-        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+        connections.withLock { $0[ObjectIdentifier(connection)] = WeakConnection(connection) }
         return connection
     }
 
@@ -105,7 +108,7 @@ public final class VirtualKey: Sendable {
         transport.reset()
         let open = connections.withLock { connections in
             defer { connections.removeAll() }
-            return Array(connections.values)
+            return connections.values.compactMap(\.connection)
         }
         open.forEach { $0.unplugged() }
         unplugHandlers.withLock { $0 }.forEach { $0() }
@@ -161,4 +164,9 @@ struct KeyStateStore: Sendable {
         guard let path else { return }
         do { try AtomicFile.write(state.encoded(), to: path, permissions: 0o600) } catch { throw .io("\(error)") }
     }
+}
+
+private struct WeakConnection {
+    weak var connection: InProcessConnection?
+    init(_ connection: InProcessConnection) { self.connection = connection }
 }

@@ -191,7 +191,7 @@ private final class ActivatedService {
         }
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { fileText(logPath) }
 
     func signal(_ number: Int32) { kill(pid, number) }
 

@@ -129,9 +129,8 @@ public func runWithin(
         usleep(5_000)
     }
     let elapsed = ContinuousClock.now - started
-    func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
     return BoundedRun(
         command: ([path] + arguments).joined(separator: " "), status: raw & 0x7F == 0 && !timedOut ? (raw >> 8) & 0xFF : nil,
         signal: raw & 0x7F != 0 ? raw & 0x7F : nil, timedOut: timedOut, elapsed: elapsed,
-        standardOutput: read(outputPath), standardError: read(errorPath))
+        standardOutput: fileText(outputPath), standardError: fileText(errorPath))
 }

@@ -77,7 +77,7 @@ public final class DaemonProcess: @unchecked Sendable {
         return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
     }
 
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { fileText(logPath) }
 
     public func client() throws -> AuthClient { try AuthClient(socketPath: socketPath) }
 

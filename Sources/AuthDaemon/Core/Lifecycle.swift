@@ -31,6 +31,14 @@ extension Broker {
             session.connection.closeAfterFlush()
         }
         for key in orderedKeys { key.worker.stop() }
+        // Let the key threads close their keys and end before the process
+        // does: a thread still ending at exit leaves what it held (libfido2's
+        // handle, OpenSSL's per-thread state) half freed.
+        let workers = orderedKeys.map(\.worker)
+        let stopDeadline = ContinuousClock.now + .seconds(1)
+        while workers.contains(where: { !$0.hasEnded }) && ContinuousClock.now < stopDeadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         store?.flush()
     }
 }

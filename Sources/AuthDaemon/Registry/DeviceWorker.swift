@@ -17,10 +17,12 @@ final class DeviceWorker: Sendable {
     private let device = Protected<Device?>(nil)
     /// Jobs queued or running, to tell "queued" from "processing".
     private let pending = Atomic<Int>(0)
+    private let ended = Protected(false)
 
     init(name: String) {
         self.name = name
-        startThread(name: "key-\(name)") { [jobs] in
+        startThread(name: "key-\(name)") { [jobs, ended] in
+            defer { ended.withLock { $0 = true } }
             while let job = jobs.pop(timeoutMilliseconds: -1) {
                 switch job {
                 case .run(let body): body()
@@ -84,6 +86,9 @@ final class DeviceWorker: Sendable {
     func cancel() {
         try? device.withLock { $0 }?.cancel()
     }
+
+    /// Whether the thread has run its last job (after `stop`).
+    var hasEnded: Bool { ended.withLock { $0 } }
 
     /// Cancels what runs, closes the key and ends the thread after the
     /// queued jobs (which then fail).

@@ -14,6 +14,9 @@ public final class InProcessConnection: HIDReportConnection, HostPort {
         self.key = key
     }
 
+    /// A host that lets go without closing still goes away properly.
+    deinit { close() }
+
     // HIDReportConnection: the host's side.
 
     public func send(report: [UInt8]) -> Bool {
