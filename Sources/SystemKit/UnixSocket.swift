@@ -41,7 +41,7 @@ public enum UnixSocket {
                 unlink(temporary)
                 defer { unlink(temporary) }
                 try bindAndListen(fd, at: temporary, backlog: backlog)
-                try retryingOnInterrupt("bind(\(path))") { link(temporary, path) }
+                try retryingOnInterrupt("link(\(path))") { link(temporary, path) }
             } else {
                 try bindAndListen(fd, at: path, backlog: backlog)
             }
