@@ -68,6 +68,25 @@ import Testing
         }
     }
 
+    /// The client whose connection started the daemon is answered once the
+    /// keys present at start are in service, however slowly they come up:
+    /// accepting at once, the daemon was seen to give it an empty list.
+    /// Here the key's first getInfo reply comes 600 ms late.
+    @Test func theFirstClientFindsAKeyThatIsSlowToComeUp() throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-svc")
+        let service = try ActivatedService(
+            directory: directory,
+            arguments: [
+                "--usb", "no", "--state-dir", directory.file("state"),
+                "--virtual-key", "name=Slow Key,fault=delay:600ms,fault-after=0",
+            ],
+            environment: [:])
+        let client = try service.connect()
+        client.request(1, Method.listAuthenticators)
+        let listed = client.readReply(timeout: .seconds(15))?["result"]?["authenticators"]?.arrayValue
+        #expect(listed?.map { $0["product"] } == ["Slow Key"], "log:\n\(service.log)")
+    }
+
     /// As the user units run it: `authkeyd --user` on %t/authkeyd.sock,
     /// which authctl finds by itself through XDG_RUNTIME_DIR.
     @Test func theUserServiceServesItsUserOnTheRuntimeDirectorysSocket() async throws {

@@ -30,6 +30,13 @@ public final class Daemon: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var attached: [String: AttachedKeyWatcher] = [:]
     private var usb: USBKeyWatcher?
+    /// Key sources still coming up before clients are accepted.
+    private var startupSourcesLeft = 0
+    private var usbScanPending = false
+    private var serving = false
+    /// How long accepting clients waits for the USB keys present at start:
+    /// a key that does not answer must not keep the others from serving.
+    static let usbStartupWait: Duration = .seconds(2)
     /// SIGTERM: everything done by then, or exit regardless.
     static let shutdownDeadline: Duration = .milliseconds(4500)
 
@@ -66,15 +73,29 @@ public final class Daemon: @unchecked Sendable {
         let store = openStore()
         broker.queue.async { [self] in
             broker.assumeIsolated { $0.store = store }
-            startListening()
             installSignalHandlers()
-            // Ready once the configured virtual keys are in service: a
-            // client that connects as soon as systemd says so finds them.
-            startKeySources { [self] in
-                Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
-                logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
-            }
+            startKeySources()
         }
+    }
+
+    /// Clients are accepted, and READY=1 sent, once the keys present at
+    /// start are in service. The first client is often the one whose
+    /// connection made systemd start the daemon, and it must find them:
+    /// accepting from the start, it was seen to get an empty list under
+    /// load. Meanwhile its connection waits in the listen backlog.
+    private func keySourceUp() {
+        startupSourcesLeft -= 1
+        guard startupSourcesLeft == 0, !serving, !shuttingDown else { return }
+        serving = true
+        startListening()
+        Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
+        logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
+    }
+
+    private func usbScanFinished() {
+        guard usbScanPending else { return }
+        usbScanPending = false
+        keySourceUp()
     }
 
     /// The registration store under the state directory; nil (and an
@@ -193,19 +214,27 @@ public final class Daemon: @unchecked Sendable {
 
     /// Brings up the configured keys; `virtualKeysUp` runs once the
     /// in-process virtual keys are in service.
-    private func startKeySources(virtualKeysUp: @escaping @Sendable () -> Void) {
+    /// Brings up the configured virtual keys, the attached keys and the
+    /// USB keys; `keySourceUp` counts the first and the last.
+    private func startKeySources() {
         let broker = broker
         let specs = configuration.virtualKeys
+        startupSourcesLeft = configuration.usb ? 2 : 1
         // One after another, so that ids follow the order of the flags.
-        broker.startTask { [broker] in
+        broker.startTask { [self, broker] in
             for spec in specs { await broker.bringUpVirtualKey(spec: spec) }
-            virtualKeysUp()
+            broker.queue.async { [self] in keySourceUp() }
         }
         reconcileAttachedKeys()
         if configuration.usb {
+            usbScanPending = true
             let watcher = USBKeyWatcher(broker: broker, logger: logger)
-            watcher.start()
+            watcher.start { [self] in broker.queue.async { [self] in usbScanFinished() } }
             usb = watcher
+            broker.queue.asyncAfter(deadline: .now() + .milliseconds(Self.usbStartupWait.wholeMilliseconds)) { [self] in
+                if usbScanPending { logger.warning("USB keys still coming up after \(Self.usbStartupWait); serving meanwhile") }
+                usbScanFinished()
+            }
         }
     }
 

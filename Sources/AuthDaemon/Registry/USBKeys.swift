@@ -38,9 +38,11 @@ final class USBKeyWatcher: @unchecked Sendable {
         access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel"
     }
 
-    func start() {
+    /// Follows hidraw events and brings up the keys present now;
+    /// `initialKeysUp` runs once those are in service (or failed).
+    func start(initialKeysUp: @escaping @Sendable () -> Void) {
         startMonitor()
-        scan()
+        scan(then: initialKeysUp)
     }
 
     func stop() {
@@ -86,15 +88,18 @@ final class USBKeyWatcher: @unchecked Sendable {
 
     /// Reads libfido2's manifest (sysfs, so off the broker's queue) and
     /// brings up the FIDO keys not yet in service.
-    private func scan() {
+    private func scan(then done: (@Sendable () -> Void)? = nil) {
         let broker = broker
         let logger = logger
         sysfsQueue.async {
             let found: [DeviceDescriptor]
             do { found = try DeviceManifest.devices() } catch {
-                return logger.warning("cannot list USB keys: \(error)")
+                logger.warning("cannot list USB keys: \(error)")
+                done?()
+                return
             }
             broker.startTask {
+                defer { done?() }
                 for descriptor in found where await broker.key(atPath: descriptor.path) == nil {
                     await broker.bringUp(
                         transport: .usb, path: descriptor.path, manufacturer: descriptor.manufacturer,
