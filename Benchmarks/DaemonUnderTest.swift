@@ -27,7 +27,7 @@ final class DaemonUnderTest {
         logPath = directory.file("authkeyd.log")
         let notifyPath = directory.file("notify.sock")
         unlink(notifyPath)
-        notifySocket = try Self.datagramSocket(boundTo: notifyPath)
+        notifySocket = try UnixSocket.boundDatagram(path: notifyPath)
         let environment = childEnvironment(["NOTIFY_SOCKET": notifyPath])
         let all = ["--socket", socketPath, "--usb", "no", "--state-dir", directory.file("state")] + arguments
         spawnedAt = now()
@@ -54,7 +54,7 @@ final class DaemonUnderTest {
     var log: String { Self.read(logPath) }
 
     static func read(_ path: String) -> String {
-        (try? AtomicFile.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        AtomicFile.text(path) ?? ""
     }
 
     /// SIGTERM, then waits for the exit (SIGKILL after 10 s). Returns the
@@ -83,23 +83,6 @@ final class DaemonUnderTest {
             if now() > deadline { throw BenchError("authkeyd shows \(ids.count) keys, not \(count), after \(timeoutMilliseconds) ms") }
             pause(milliseconds: pollMilliseconds)
         }
-    }
-
-    private static func datagramSocket(boundTo path: String) throws(SystemError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else {
-            let error = SystemError("bind(\(path))")
-            close(fd)
-            throw error
-        }
-        return fd
     }
 
     /// Reads notifications until one says `READY=1`.

@@ -30,6 +30,12 @@ public enum AtomicFile {
         try syncDirectory(containing: path)
     }
 
+    /// The file as UTF-8 text; nil when it is missing or cannot be read.
+    public static func text(_ path: String) -> String? {
+        guard let bytes = try? read(path) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The file's bytes, or nil when it does not exist.
     public static func read(_ path: String) throws(SystemError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

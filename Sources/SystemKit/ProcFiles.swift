@@ -7,7 +7,7 @@ public enum ProcFiles {
     /// in kB where the kernel gives kB; empty when the process is gone.
     public static func statusFields(pid: pid_t, task: pid_t? = nil) -> [String: Int] {
         let path = task.map { "/proc/\(pid)/task/\($0)/status" } ?? "/proc/\(pid)/status"
-        guard let text = text(path) else { return [:] }
+        guard let text = AtomicFile.text(path) else { return [:] }
         var fields: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -20,7 +20,7 @@ public enum ProcFiles {
     /// CPU time the process has used, user and system, in clock ticks
     /// (utime + stime of /proc/PID/stat, the coarse figure `ps` shows).
     public static func cpuTicks(pid: pid_t) -> Int? {
-        guard let stat = text("/proc/\(pid)/stat"), let end = stat.lastIndex(of: ")") else { return nil }
+        guard let stat = AtomicFile.text("/proc/\(pid)/stat"), let end = stat.lastIndex(of: ")") else { return nil }
         // The command name may hold spaces; after its ')': state is field
         // 3, utime 14, stime 15.
         let fields = stat[stat.index(after: end)...].split(separator: " ")
@@ -31,11 +31,6 @@ public enum ProcFiles {
     /// Clock ticks a second, for `cpuTicks`.
     public static let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
 
-    /// A /proc file as text; nil when it cannot be read.
-    public static func text(_ path: String) -> String? {
-        guard let bytes = try? AtomicFile.read(path) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 /// This process's descriptor limit (RLIMIT_NOFILE); children inherit it.

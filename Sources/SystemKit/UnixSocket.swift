@@ -70,6 +70,21 @@ public enum UnixSocket {
 
     private static let temporaryNames = Atomic<Int>(0)
 
+    /// A datagram socket bound to `path`, to receive on: the service
+    /// manager's end of `sd_notify`, as the tests and benchmarks play it.
+    public static func boundDatagram(path: String) throws(SystemError) -> Int32 {
+        let fd = try retryingOnInterrupt("socket") { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withAddress(path) { (address, length) throws(SystemError) in
+                try retryingOnInterrupt("bind(\(path))") { bind(fd, address, length) }
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
     /// Connects to the socket at `path`.
     public static func connect(path: String, kind: Kind) throws(SystemError) -> Int32 {
         let fd = try retryingOnInterrupt("socket") { socket(AF_UNIX, kind.rawValue | Int32(SOCK_CLOEXEC.rawValue), 0) }

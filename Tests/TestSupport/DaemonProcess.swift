@@ -25,13 +25,7 @@ public final class DaemonProcess: @unchecked Sendable {
         logPath = directory.file("authkeyd.log")
         // One notify socket per daemon, even when several share a directory.
         let notifyPath = directory.file("notify-\(UInt32.random(in: 0...UInt32.max)).sock")
-        notifySocket = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(notifyPath.utf8)) }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifySocket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        notifySocket = try UnixSocket.boundDatagram(path: notifyPath)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let command = launcher + [builtProduct("authkeyd")]
         process.executableURL = URL(fileURLWithPath: command[0])

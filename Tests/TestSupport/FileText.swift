@@ -6,6 +6,5 @@ import SystemKit
 /// leaks a 4 KiB buffer for every empty file it reads, LeakSanitizer
 /// reports each, and the tests read many empty outputs and logs.
 public func fileText(_ path: String) -> String {
-    guard let bytes = try? AtomicFile.read(path) else { return "" }
-    return String(decoding: bytes, as: UTF8.self)
+    AtomicFile.text(path) ?? ""
 }

@@ -27,7 +27,7 @@ public struct ProcessStats: Sendable, Equatable, CustomStringConvertible {
 
     /// The process's RLIMIT_NOFILE, soft and hard, from /proc/PID/limits.
     public static func fileLimit(pid: pid_t) -> (soft: Int, hard: Int)? {
-        guard let limits = ProcFiles.text("/proc/\(pid)/limits"),
+        guard let limits = AtomicFile.text("/proc/\(pid)/limits"),
             let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
         else { return nil }
         let numbers = line.split(separator: " ").compactMap { Int($0) }
