@@ -56,8 +56,8 @@ _authctl() {
             options="--rp --rp-name --user --display-name --user-id --resident --attestation --name --challenge
                 --origin --uv --authenticator --pin-fd --yes --no --format --timeout" ;;
         assert)
-            options="--rp --credential --transaction --challenge --origin --uv --authenticator --pin-fd --yes --no
-                --format --timeout" ;;
+            options="--rp --credential --transaction --user --challenge --origin --uv --authenticator --pin-fd --yes
+                --no --format --timeout" ;;
         registrations) [[ ${#operands[@]} -eq 0 ]] && choices="list rename delete" ;;
         pin)
             options="--pin-fd"

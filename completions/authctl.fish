@@ -89,6 +89,7 @@ complete -c authctl -n '__authctl_using register' -l attestation -x -a 'none dir
 complete -c authctl -n '__authctl_using register' -l name -x -d 'the name for the key'
 complete -c authctl -n '__authctl_using assert' -l credential -x -d 'a credential id to allow, base64url'
 complete -c authctl -n '__authctl_using assert' -l transaction -x -d 'a detail to confirm, LABEL=VALUE'
+complete -c authctl -n '__authctl_using assert' -l user -x -d 'the account, when the key holds several'
 
 complete -c authctl -n '__authctl_using registrations 0' -a 'list rename delete'
 

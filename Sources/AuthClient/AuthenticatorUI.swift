@@ -23,10 +23,30 @@ public protocol AuthenticatorUI: Sendable {
     func describeAuthenticator(_ authenticator: Authenticator, operation: OperationInfo, suggestion: String?) async -> String?
     /// "Touch your key", "waiting for your fingerprint", "queued", …
     func statusChanged(_ status: OperationStatus)
+    /// The account chooser: the key holds several credentials for the
+    /// relying party (newest first); which one? Return the `id` of one of
+    /// them, or nil to cancel. The default takes the newest, as the daemon
+    /// does for a client that does not answer `ui.selectCredential`.
+    func selectCredential(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo
+    ) async -> String?
+    /// The prompts this UI answers, by their `hello` names
+    /// (`Prompt.name(of:)`), for `AuthClient.hello(client:ui:)`. The daemon
+    /// applies its documented default to the others without asking
+    /// (authkeyd-protocol(7)). The default is every prompt.
+    var answeredPrompts: [String] { get }
 }
 
 extension AuthenticatorUI {
     public func statusChanged(_ status: OperationStatus) {}
+
+    public func selectCredential(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo
+    ) async -> String? {
+        credentials.first?.id
+    }
+
+    public var answeredPrompts: [String] { Prompt.all.map(Prompt.name(of:)) }
 }
 
 /// The handshake as Thales' `TGFFido2UiDelegate` shapes it: each prompt
@@ -45,10 +65,27 @@ public protocol AuthenticatorUIDelegate: AnyObject, Sendable {
         for authenticator: Authenticator, operation: OperationInfo, suggestion: String?,
         completionHandler: @escaping @Sendable (String?) -> Void)
     func operationStatusChanged(_ status: OperationStatus)
+    /// The account chooser (`ui.selectCredential`): call `selectionHandler`
+    /// with the `id` of the credential the user picked. The default picks
+    /// the newest, the first.
+    func showCredentials(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo,
+        selectionHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void)
+    /// The prompts this delegate answers (`AuthenticatorUI.answeredPrompts`); every one by default.
+    var answeredPrompts: [String] { get }
 }
 
 extension AuthenticatorUIDelegate {
     public func operationStatusChanged(_ status: OperationStatus) {}
+
+    public func showCredentials(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo,
+        selectionHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void
+    ) {
+        if let newest = credentials.first { selectionHandler(newest.id) } else { cancelHandler() }
+    }
+
+    public var answeredPrompts: [String] { Prompt.all.map(Prompt.name(of:)) }
 }
 
 /// Adapts a completion-handler delegate to `AuthenticatorUI`. A handler
@@ -86,6 +123,18 @@ public struct DelegateAdapter: AuthenticatorUI {
                 for: authenticator, operation: operation, suggestion: suggestion, completionHandler: { once.resume($0) })
         } ?? nil
     }
+
+    public func selectCredential(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo
+    ) async -> String? {
+        await answer { once in
+            delegate.showCredentials(
+                credentials, on: authenticator, operation: operation,
+                selectionHandler: { once.resume($0) }, cancelHandler: { once.resume(nil) })
+        }
+    }
+
+    public var answeredPrompts: [String] { delegate.answeredPrompts }
 
     public func statusChanged(_ status: OperationStatus) { delegate.operationStatusChanged(status) }
 
@@ -152,6 +201,12 @@ extension AuthClient {
                 return .cancel
             }
             return PromptReply(action: .proceed, friendlyName: name)
+        case Prompt.selectCredential:
+            let prompt = try decoder.decode(SelectCredentialPrompt.self, from: params)
+            guard let id = await ui.selectCredential(prompt.credentials, on: prompt.authenticator, operation: prompt.operation) else {
+                return .cancel
+            }
+            return PromptReply(action: .proceed, credential: id)
         default:
             // A prompt this client does not know: decline rather than guess.
             return .cancel

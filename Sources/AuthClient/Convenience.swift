@@ -2,8 +2,17 @@ import AuthProtocol
 
 /// The protocol's methods as Swift calls.
 extension AuthClient {
-    public func hello(client: String) async throws(AuthClientError) -> HelloResult {
-        try await call(Method.hello, HelloParams(protocol: protocolVersion, client: client), as: HelloResult.self)
+    /// `hello`: the protocol version, and the prompts this client answers
+    /// (`prompts`, by their names such as `selectCredential`; nil says all).
+    /// The daemon applies its documented default to a prompt left out
+    /// instead of sending it; a name that is no prompt's is `invalidParams`.
+    public func hello(client: String, answering prompts: [String]? = nil) async throws(AuthClientError) -> HelloResult {
+        try await call(Method.hello, HelloParams(protocol: protocolVersion, client: client, ui: prompts), as: HelloResult.self)
+    }
+
+    /// `hello` declaring the prompts `ui` answers (`AuthenticatorUI.answeredPrompts`).
+    public func hello(client: String, ui: any AuthenticatorUI) async throws(AuthClientError) -> HelloResult {
+        try await hello(client: client, answering: ui.answeredPrompts)
     }
 
     public func listAuthenticators() async throws(AuthClientError) -> [Authenticator] {

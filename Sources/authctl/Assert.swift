@@ -6,7 +6,7 @@ import SystemKit
 struct AssertCommand: Sendable {
     static let options: Set<String> = [
         "rp", "credential", "challenge", "origin", "uv", "authenticator", "transaction", "pin-fd", "yes", "no", "format",
-        "timeout",
+        "timeout", "user",
     ]
 
     let params: GetParams
@@ -18,7 +18,9 @@ struct AssertCommand: Sendable {
         try arguments.check("assert", takes: Self.options)
         guard arguments.operands.isEmpty else { throw UsageError("assert takes no operands") }
         output = try OutputFormat(arguments)
-        answers = try CommandLineAnswers(arguments)
+        var answers = try CommandLineAnswers(arguments)
+        answers.userName = arguments.options["user"]
+        self.answers = answers
         var params = GetParams(
             challenge: Base64URLBytes(try arguments.challenge()), rpId: try arguments.required("rp"))
         var allowed: [CredentialDescriptor] = []
@@ -52,9 +54,16 @@ struct AssertCommand: Sendable {
     }
 
     func run(_ client: AuthClient) async throws(AuthClientError) {
-        client.setUI(CommandLineUI(answers: answers, terminal: Terminal.open()))
+        let ui = CommandLineUI(answers: answers, terminal: Terminal.open())
+        client.setUI(ui)
         // The raw result, so that --json prints all the daemon sent.
-        let json = try await client.call(Method.getCredential, params, as: JSONValue.self)
+        let json: JSONValue
+        do {
+            json = try await client.call(Method.getCredential, params, as: JSONValue.self)
+        } catch {
+            // The account chooser went unanswered: say why, not just "cancelled".
+            throw ui.accounts.lastRefusal.map(AuthClientError.daemon) ?? error
+        }
         if output == .json { return print(json.jsonText) }
         let result = try CredentialResult(json)
         let credential = try CredentialJSON(result.credential)

@@ -1,5 +1,6 @@
 /// The answers to the daemon's prompts given on the command line, for
-/// scripts: `--authenticator`, `--pin-fd`, `--name`, `--yes` / `--no`.
+/// scripts: `--authenticator`, `--pin-fd`, `--name`, `--yes` / `--no`,
+/// `--user`.
 /// Where one is given it is used, terminal or not.
 struct CommandLineAnswers: Sendable {
     /// The key to use; the daemon then asks no selection.
@@ -9,6 +10,9 @@ struct CommandLineAnswers: Sendable {
     var friendlyName: String?
     /// `--yes` true, `--no` false, neither nil.
     var confirmation: Bool?
+    /// `authctl assert --user`: the account (user name) to use when the key
+    /// holds several (set by assert only: register's --user names the new one).
+    var userName: String?
 
     init(_ arguments: Arguments) throws(UsageError) {
         authenticator = arguments.options["authenticator"]

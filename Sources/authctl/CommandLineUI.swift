@@ -14,6 +14,8 @@ struct CommandLineUI: AuthenticatorUI {
     /// the command read it).
     var newPINRules = NewPINRules(keyMinimum: nil)
     private let given = GivenPINs()
+    /// The account chooser's answers (`--user`, the terminal's list).
+    let accounts = AccountChoice()
 
     func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {
         cues.forget()
@@ -55,6 +57,13 @@ struct CommandLineUI: AuthenticatorUI {
         if let name = answers.friendlyName { return name }
         guard let terminal else { return nil }
         return await onOwnThread { terminal.nameAuthenticator(suggestion: suggestion) }
+    }
+
+    func selectCredential(
+        _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo
+    ) async -> String? {
+        cues.forget()
+        return await accounts.choose(credentials, user: answers.userName, operation: operation, terminal: terminal)
     }
 
     func statusChanged(_ status: OperationStatus) { cues.show(status) }

@@ -52,6 +52,8 @@ let usage = """
       --credential B64URL     a credential to use; repeatable (none: any
                               discoverable credential of the RP)
       --transaction L=V       a detail to confirm and sign; repeatable, in order
+      --user NAME             the account to use when the key holds several
+                              for the RP (at a terminal: a numbered list)
 
     register and assert options:
       --challenge B64URL      (default: 32 random bytes)
@@ -67,9 +69,9 @@ let usage = """
       --timeout SECONDS
 
     On a terminal, authctl asks there which key, the PIN (a new PIN twice),
-    "sign this?" and the key's name. Without one, it uses --authenticator,
-    --pin-fd, --yes or --no and --name (reset: --yes-really), and cancels
-    what they do not answer. A PIN the key accepted answers the rest of
+    which account, "sign this?" and the key's name. Without one, it uses
+    --authenticator, --pin-fd, --user, --yes or --no and --name (reset:
+    --yes-really), and cancels what they do not answer. A PIN the key accepted answers the rest of
     the command: it is asked (and read from --pin-fd) once.
 
     Options:

@@ -338,7 +338,7 @@ private enum Shapes {
     static var methods: [String: Shape] {
         [
             AuthProtocol.Method.hello: .init(
-                params: HelloParams(protocol: 1, client: "test/1"),
+                params: HelloParams(protocol: 1, client: "test/1", ui: ["selectCredential"]),
                 result: HelloResult(protocol: 1, daemon: "authkeyd/0", capabilities: [], uid: 0, canManage: true)),
             AuthProtocol.Method.listAuthenticators: .init(result: AuthenticatorList(authenticators: [key])),
             AuthProtocol.Method.authenticatorInfo: .init(
@@ -406,6 +406,9 @@ private enum Shapes {
             Prompt.confirmTransaction: ConfirmTransactionPrompt(operation: operation, transaction: Transaction(details: [:])),
             Prompt.describeAuthenticator: DescribeAuthenticatorPrompt(
                 operation: operation, authenticator: key, credentialId: "AQ", suggestion: "Key"),
+            Prompt.selectCredential: SelectCredentialPrompt(
+                operation: operation, authenticator: key,
+                credentials: [.init(id: "AQ", user: user, registration: registration)]),
         ]
     }
 

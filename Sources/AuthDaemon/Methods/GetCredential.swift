@@ -9,7 +9,7 @@ extension Broker {
     /// is touched, then verification and the touch.
     ///
     /// When a key holds several discoverable credentials for the relying
-    /// party (no allow list), the newest is used, as CTAP lists them.
+    /// party (no allow list), the user picks one (`chooseCredential`).
     func getCredential(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let options = try decode(GetParams.self, params)
         let (rpID, origin) = try OriginCheck.resolve(rpID: options.rpId, origin: options.origin)
@@ -48,20 +48,21 @@ extension Broker {
             let base = request
 
             try await acquire(key, for: operation)
-            let statement: AssertionStatement
+            let statements: [AssertionStatement]
             do throws(RPCError) {
-                statement = try await withUserVerification(
+                statements = try await withUserVerification(
                     on: key, preference: verification, for: operation, activity: "authenticating"
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
                     if case .builtIn = method { attempt.userVerification = .enabled }
-                    return try device.getAssertion(attempt, pin: method.pin).statement(at: 0)
+                    return try device.getAssertion(attempt, pin: method.pin).statements
                 }
             } catch {
                 release(key)
                 throw error
             }
             release(key)
+            let statement = try await chooseCredential(from: statements, on: key, for: operation)
             sendStatus(.processing, request: id, key: key, to: session)
             let registration = store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)

@@ -32,6 +32,7 @@ extension Broker {
         if let requested = hello.protocol, requested != protocolVersion {
             throw RPCError(.unsupported, "protocol \(requested) is not supported; this daemon speaks protocol \(protocolVersion)")
         }
+        if let ui = hello.ui { session.answeredPrompts = try answeredPrompts(ui) }
         session.clientName = hello.client
         return encode(HelloResult(
             protocol: protocolVersion, daemon: "authkeyd/\(DaemonConfiguration.version)", capabilities: Self.capabilities,

@@ -6,9 +6,11 @@ extension Broker {
     /// Asks the client something (the UI handshake): sends a JSON-RPC request
     /// and waits for `{action: proceed | cancel, …}`. Cancel, an error reply,
     /// no reply within the prompt timeout, or the operation's cancellation
-    /// all end the operation.
+    /// all end the operation. A prompt nobody can answer gets its default
+    /// (`defaultAnswer`) without being sent.
     func prompt(_ method: String, _ params: some Encodable, for operation: Operation) async throws(RPCError) -> PromptReply {
         try operation.checkCancelled()
+        guard canAnswer(method, for: operation) else { return try defaultAnswer(to: method, params) }
         let session = operation.session
         let id = session.newOutgoingID()
         let timeout = min(configuration.promptTimeout, operation.remaining)

@@ -21,6 +21,9 @@ final class Session: @unchecked Sendable {
     /// The client shut down its writing side: finish, then close.
     var inputEnded = false
     var clientName: String?
+    /// The prompts the client answers (`hello`'s `ui`): all until it says
+    /// otherwise. `Broker.canAnswer` reads it.
+    var answeredPrompts = Set(Prompt.all)
 
     init(id: Int, connection: ClientConnection, peer: PeerIdentity, rights: Rights) {
         self.id = id

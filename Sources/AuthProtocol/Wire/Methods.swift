@@ -35,14 +35,18 @@ public enum Method {
 /// The protocol version this build speaks (`hello`'s `protocol`).
 public let protocolVersion = 1
 
-/// hello: `{protocol, client}` → `{protocol, daemon, capabilities, …}`.
+/// hello: `{protocol, client, ui}` → `{protocol, daemon, capabilities, …}`.
 public struct HelloParams: Codable, Sendable, Equatable {
     public var `protocol`: Int?
     public var client: String?
+    /// The prompts this client answers, by their names without `ui.`
+    /// (`Prompt.name(of:)`); nil (absent) means all of them.
+    public var ui: [String]?
 
-    public init(protocol: Int? = protocolVersion, client: String? = nil) {
+    public init(protocol: Int? = protocolVersion, client: String? = nil, ui: [String]? = nil) {
         self.protocol = `protocol`
         self.client = client
+        self.ui = ui
     }
 }
 

@@ -11,9 +11,12 @@ public enum Prompt {
     public static let confirmTransaction = "ui.confirmTransaction"
     /// retrieveAuthenticatorDescription: proceed with `{friendlyName}`.
     public static let describeAuthenticator = "ui.describeAuthenticator"
+    /// The account chooser: which of the key's credentials for the relying
+    /// party? Proceed with `{credential: ID}`.
+    public static let selectCredential = "ui.selectCredential"
 
     /// Every prompt the daemon may send.
-    public static let all = [selectAuthenticator, enterPin, confirmTransaction, describeAuthenticator]
+    public static let all = [selectAuthenticator, enterPin, confirmTransaction, describeAuthenticator, selectCredential]
 }
 
 /// What the prompts say about the operation (PROTOCOL.md "OperationInfo").
@@ -132,13 +135,19 @@ public struct PromptReply: Codable, Sendable, Equatable {
     public var touch: Bool?
     public var pin: String?
     public var friendlyName: String?
+    /// `ui.selectCredential`: the id of the credential chosen, base64url.
+    public var credential: String?
 
-    public init(action: Action, authenticator: String? = nil, touch: Bool? = nil, pin: String? = nil, friendlyName: String? = nil) {
+    public init(
+        action: Action, authenticator: String? = nil, touch: Bool? = nil, pin: String? = nil, friendlyName: String? = nil,
+        credential: String? = nil
+    ) {
         self.action = action
         self.authenticator = authenticator
         self.touch = touch
         self.pin = pin
         self.friendlyName = friendlyName
+        self.credential = credential
     }
 
     public static let proceed = PromptReply(action: .proceed)
