@@ -86,6 +86,10 @@ enum ProtocolSeeds {
             // What the daemon sends, as a client reads it.
             request(20, Prompt.enterPin, EnterPinPrompt(operation: operation, authenticator: authenticator, reason: .invalid, retries: 7, minLength: 4)),
             request(21, Prompt.selectAuthenticator, SelectAuthenticatorPrompt(operation: operation, authenticators: [authenticator])),
+            // The account chooser, and a hello that declares the prompts answered.
+            request(22, Method.hello, HelloParams(client: "fuzz/1", ui: ["selectCredential", "enterPin"])),
+            request(23, Prompt.selectCredential, SelectCredentialPrompt(operation: operation, authenticator: authenticator, credentials: [.init(id: "AQID", user: user, registration: nil)])),
+            .response(id: .string("authkeyd-4"), result: (try? JSONValueEncoder().encode(PromptReply(action: .proceed, credential: "AQID"))) ?? .null),
             .notification(method: Method.operationStatus, params: try? JSONValueEncoder().encode(OperationStatus(request: 5, status: .sampleCaptured, authenticator: "v1", remainingSamples: 2, sampleStatus: 0))),
             .response(id: .number(1), result: (try? JSONValueEncoder().encode(HelloResult(protocol: 1, daemon: "authkeyd/1", capabilities: Method.clientMethods, uid: 1000, canManage: true))) ?? .null),
             .response(id: .number(2), result: (try? JSONValueEncoder().encode(AuthenticatorList(authenticators: [authenticator]))) ?? .null),

@@ -120,4 +120,5 @@ private let wireTypeChecks: [@Sendable (JSONValue) -> Void] = [
     roundTrip(RegistrationList.self), roundTrip(RetriesResult.self), roundTrip(StoredCredentials.self),
     roundTrip(FingerprintSensor.self), roundTrip(FingerprintList.self), roundTrip(SelectAuthenticatorPrompt.self),
     roundTrip(EnterPinPrompt.self), roundTrip(ConfirmTransactionPrompt.self), roundTrip(DescribeAuthenticatorPrompt.self),
+    roundTrip(SelectCredentialPrompt.self),
 ]

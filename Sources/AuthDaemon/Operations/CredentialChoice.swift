@@ -31,7 +31,7 @@ extension Broker {
         guard let picked = Base64URL.decode(chosen), let statement = statements.first(where: { $0.credentialID == picked }) else {
             throw RPCError(
                 .invalidParams,
-                "\(Prompt.selectCredential) was answered with credential \"\(chosen)\", which was not offered; answer with one of \(choices.map(\.id))")
+                "\(Prompt.selectCredential) was answered with credential \"\(chosen)\", which was not offered; answer with one of \(choices.map(\.id).joined(separator: ", "))")
         }
         return statement
     }
