@@ -178,6 +178,25 @@ import Testing
         #expect(ui.base.prompts.isEmpty, "nothing asked: \(ui.base.prompts)")
     }
 
+    /// A client that answers nothing: the key is chosen by touch and keeps
+    /// its name, with no prompt sent.
+    @Test func aClientThatAnswersNoPromptGetsTouchToSelectAndNoNaming() async throws {
+        let daemon = try DaemonProcess([
+            "--virtual-key", "name=Never,presence=never", "--virtual-key", "name=Touched,presence=after:200ms",
+        ])
+        _ = try await daemon.waitForKeys(2)
+        let client = try daemon.client()
+        let ui = ScriptedUI(choice: .authenticator(id: "v1"), name: "Not asked")
+        client.setUI(ui)
+        _ = try await client.hello(client: "chooser-test/1", answering: [])
+        let created = try await client.createCredential(WebAuthnFixtures.createParams())
+        #expect(ui.prompts.isEmpty, "sent: \(ui.prompts)")
+        #expect(ui.statusLog.contains(.selectingByTouch))
+        #expect(created.registration?.authenticatorProduct == "Touched")
+        #expect(created.registration?.friendlyName == nil)
+        #expect(try await client.listAuthenticators().allSatisfy { $0.name != "Not asked" })
+    }
+
     @Test(arguments: [
         (["selectCredential", "chooseAccount"], "ui[1]: \"chooseAccount\""),
         (["ui.enterPin"], "ui[0]: \"ui.enterPin\""),
