@@ -32,6 +32,7 @@ import tempfile
 import time
 
 import fido2.hid
+import pytest
 from fido2.hid.base import CtapHidConnection, HidDescriptor
 
 # What the virtual key reports over USB (authkeyd-virtkey --uhid uses the
@@ -189,7 +190,7 @@ def pytest_configure(config):
     global _key
     binary = config.getoption("virtkey")
     if not binary:
-        raise SystemExit("virtkey_plugin: --virtkey PATH (the built authkeyd-virtkey) is required")
+        raise pytest.UsageError("virtkey_plugin: --virtkey PATH (the built authkeyd-virtkey) is required")
     directory = config.getoption("virtkey_dir") or tempfile.mkdtemp(prefix="device-suite-")
     os.makedirs(directory, exist_ok=True)
     # A key fresh from the factory: the suite refuses a key with a PIN.
