@@ -158,6 +158,8 @@ class SocketCtapHidConnection(CtapHidConnection):
 
 # The one key on this machine's "HID bus"; set by pytest_configure.
 _key = None
+# Whether the suite's printer was found and given hands.
+_hands_given = False
 
 
 def _list_descriptors():
@@ -232,3 +234,11 @@ def pytest_plugin_registered(plugin, manager):
             _key.plug_in()
 
     plugin.Printer = PrinterWithHands
+    global _hands_given
+    _hands_given = True
+
+
+def pytest_collection_finish(session):
+    # Without hands, the first replug would wait for a human forever.
+    if session.items and not _hands_given:
+        pytest.exit("virtkey_plugin: the suite's conftest has no Printer and DeviceManager to drive", returncode=4)
