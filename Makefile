@@ -28,6 +28,7 @@ test: build
 	scripts/rp-venv
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
+	scripts/device-tests
 
 # Figures for BENCHMARKS.md: every row, side by side, release builds
 # linked as `make install` links them (scripts/bench says how).

@@ -31,8 +31,13 @@ struct PINCommand: Sendable {
         case .retries:
             key.answerPrompts(on: client)
             guard let retries = try await key.call(client, ManagementMethod.pinRetries, key.params, as: RetriesResult.self) else { return }
+            // No count: the key has no PIN support, or no PIN set yet.
+            var noCount = "no PIN support"
+            if retries.pinRetries == nil, try await client.authenticatorInfo(key.id).authenticator.pin {
+                noCount = "no PIN set (authctl pin set \(key.id))"
+            }
             print(aligned([
-                ("PIN", retries.pinRetries.map(attemptsLeft) ?? "no PIN support"),
+                ("PIN", retries.pinRetries.map(attemptsLeft) ?? noCount),
                 ("Fingerprint", retries.uvRetries.map(attemptsLeft) ?? "no fingerprint sensor"),
             ]))
         }

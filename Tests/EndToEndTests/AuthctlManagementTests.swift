@@ -40,6 +40,10 @@ import Testing
 
     @Test func setThePINFromAFileDescriptor() async throws {
         let daemon = try await started("name=K1")
+        let none = try authctl(daemon, ["pin", "retries", "v1"])
+        #expect(none.status == 0, "\(none.standardError)")
+        #expect(none.standardOutput.contains("PIN:         no PIN set (authctl pin set v1)"), "\(none.standardOutput)")
+        #expect(try pinRetries(daemon) == nil)
         // No terminal and no --pin-fd: nobody can give the PIN, so nothing is set.
         #expect(try authctl(daemon, ["pin", "set", "v1"]).status == 2)
         #expect(try authctl(daemon, ["info", "v1", "--json"]).json()["authenticator"]?["pinSet"] == false)

@@ -29,6 +29,8 @@ import SystemKit
     @Test func setThenChangeThePIN() async throws {
         let (daemon, state) = try await daemon()
         let client = try daemon.client()
+        // No PIN, no attempts to count (the key answers PIN_NOT_SET, as YubiKeys do).
+        #expect(try await client.retries(on: "v1").pinRetries == nil)
 
         // Too short for the key's minimum (4): asked again, with the reason.
         let setting = ScriptedUI(pins: ["12", "123456"])
@@ -174,8 +176,12 @@ import SystemKit
             assertion.credential["response"]?["authenticatorData"]?.stringValue.flatMap(Base64URL.decode))
         #expect(authenticatorData[32] & 0x04 != 0, "UV flag")
 
-        client.setUI(ScriptedUI(pins: ["1234", "1234", "1234", "1234"]))
+        client.setUI(ScriptedUI(pins: Array(repeating: "1234", count: 8)))
         #expect(try await client.fingerprints(on: "v1") == [enrolled])
+        // An unnamed finger is listed without a name, though the key sends an empty one.
+        let unnamed = try await client.enrollFingerprint(on: "v1")
+        #expect(try await client.fingerprints(on: "v1").map(\.name) == ["Right thumb", nil])
+        try await client.deleteFingerprint(unnamed.templateId, on: "v1")
         _ = try await client.renameFingerprint(enrolled.templateId, on: "v1", to: "Left thumb")
         #expect(try await client.fingerprints(on: "v1").map(\.name) == ["Left thumb"])
         try await client.deleteFingerprint(enrolled.templateId, on: "v1")

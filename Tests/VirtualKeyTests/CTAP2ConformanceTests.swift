@@ -84,9 +84,13 @@ import VirtualKey
     @Test func clientPINSubcommands() throws {
         #expect(status(0x06, [0x02: 0x55]) == CTAP2Status.invalidSubcommand.rawValue)
         #expect(status(0x06, [0x01: 9, 0x02: 0x02]) == CTAP2Status.invalidParameter.rawValue)
-        let retries = try #require(host.cbor(channel: channel, [0x06] + CBOR.map([0x02: 0x01]).encoded()))
+        #expect(status(0x06, [0x02: 0x01]) == CTAP2Status.pinNotSet.rawValue, "getPINRetries with no PIN set: nothing to count")
+        let protected = try makeKey { $0.initialPIN = "1234" }
+        let protectedHost = RawHost(protected.connect())
+        let retries = try #require(protectedHost.cbor(channel: protectedHost.allocateChannel(), [0x06] + CBOR.map([0x02: 0x01]).encoded()))
         #expect(retries.status == 0)
         #expect(try CBOR.decode(retries.body).mapValue?[0x03] == 8)
+        #expect(try CBOR.decode(retries.body).mapValue?[0x04] == false, "powerCycleState")
         let agreement = try #require(host.cbor(channel: channel, [0x06] + CBOR.map([0x01: 2, 0x02: 0x02]).encoded()))
         let coseKey = try #require(try CBOR.decode(agreement.body).mapValue?[0x01]?.mapValue)
         #expect(coseKey[1] == 2 && coseKey[3] == -25 && coseKey[-1] == 1)

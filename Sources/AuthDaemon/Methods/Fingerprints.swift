@@ -69,7 +69,12 @@ extension Broker {
             let templates = try await withPIN(on: key, for: operation, activity: "listing fingerprints", status: nil) { device, pin throws(FIDO2Error) in
                 try device.bioTemplates(pin: pin)
             }
-            return .value(encode(FingerprintList(fingerprints: templates.map { Fingerprint(templateId: Base64URL.encode($0.id), name: $0.name) })))
+            // An unnamed finger comes with an empty name from most keys
+            // (YubiKey Bio, the virtual key) and none from others: both are
+            // no name.
+            return .value(encode(FingerprintList(fingerprints: templates.map {
+                Fingerprint(templateId: Base64URL.encode($0.id), name: $0.name?.isEmpty == false ? $0.name : nil)
+            })))
         }
     }
 

@@ -78,6 +78,12 @@ extension Broker {
         }
     }
 
+    /// The PIN attempts left, or nil while the key has no PIN: YubiKeys
+    /// (and the virtual key) answer PIN_NOT_SET then, having nothing to count.
+    private static func pinRetriesIfSet(_ device: Device) throws(FIDO2Error) -> Int? {
+        do { return try device.pinRetries() } catch where error == .pinNotSet { return nil }
+    }
+
     /// `authenticators.pinRetries`: PIN and fingerprint attempts left.
     func pinRetries(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let target = try decode(AuthenticatorParams.self, params).authenticator
@@ -85,7 +91,7 @@ extension Broker {
             let info = key.info
             let retries = try await perform(key, for: operation) { device throws(FIDO2Error) -> Retries in
                 Retries(
-                    pin: info.options["clientPin"] != nil ? try device.pinRetries() : nil,
+                    pin: info.options["clientPin"] != nil ? try Self.pinRetriesIfSet(device) : nil,
                     uv: info.options["uv"] != nil ? try device.uvRetries() : nil)
             } mapError: { $0.rpcError(doing: "reading the retries") }
             return .value(encode(RetriesResult(pinRetries: retries.pin, uvRetries: retries.uv)))

@@ -110,9 +110,10 @@ extension Authenticator {
 }
 
 extension Enrollment {
+    /// templateFriendlyName is optional in CTAP 2.1 §6.7.6, but an unnamed
+    /// finger is sent with an empty one, as YubiKey Bio sends it: hosts
+    /// (python-fido2's `enumerate_enrollments`) read the member as always there.
     var templateInfo: CBOR {
-        var map: CBORMap = [0x01: .bytes(templateID)]
-        if let friendlyName { map[0x02] = .text(friendlyName) }
-        return .map(map)
+        .map([0x01: .bytes(templateID), 0x02: .text(friendlyName ?? "")])
     }
 }

@@ -21,6 +21,10 @@ extension Authenticator {
         guard let subcommand = Subcommand(rawValue: subcommandValue) else { throw .invalidSubcommand }
         switch subcommand {
         case .getPINRetries:
+            // CTAP 2.1 names no error here, but the keys hosts are tested
+            // against (YubiKeys, in python-fido2's device suite) answer
+            // PIN_NOT_SET while no PIN is set: there is nothing to count.
+            guard state.isPINSet else { throw .pinNotSet }
             return [0x03: .int(state.pinRetries), 0x04: .bool(volatile.consecutivePINFailures >= 3)]
         case .getUVRetries:
             guard configuration.fingerprintSensor else { throw .invalidSubcommand }
