@@ -182,11 +182,15 @@ public struct Registration: Codable, Sendable, Equatable {
     public var createdAt: Int64
     public var lastUsedAt: Int64?
     public var signCount: UInt32
+    /// The credential key's COSE algorithm: -7 ES256, -8 EdDSA, -257 RS256.
+    /// Absent in records made before authkeyd negotiated algorithms, which
+    /// are all ES256.
+    public var publicKeyAlgorithm: Int?
 
     public init(
         id: String, rpId: String, rpName: String?, user: CreateParams.User, aaguid: String, authenticatorProduct: String,
         transport: Transport, friendlyName: String?, residentKey: Bool, createdAt: Int64, lastUsedAt: Int64?,
-        signCount: UInt32
+        signCount: UInt32, publicKeyAlgorithm: Int? = nil
     ) {
         self.id = id
         self.rpId = rpId
@@ -200,6 +204,7 @@ public struct Registration: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.signCount = signCount
+        self.publicKeyAlgorithm = publicKeyAlgorithm
     }
 }
 
