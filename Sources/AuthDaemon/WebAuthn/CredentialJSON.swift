@@ -1,6 +1,5 @@
 import AuthProtocol
 import CBOR
-import Crypto
 import FIDO2
 
 /// The WebAuthn `PublicKeyCredential` JSON (Level 3 `toJSON()`) that a
