@@ -49,6 +49,9 @@ public struct CreateParams: Codable, Sendable, Equatable {
     public var rp: RelyingParty
     public var user: User
     public var challenge: Base64URLBytes?
+    /// The algorithms the relying party accepts, most preferred first:
+    /// the key signs with the first it has of ES256 (-7), EdDSA (-8) and
+    /// RS256 (-257). Empty means WebAuthn's default, ES256 then RS256.
     public var pubKeyCredParams: [CredentialParameters]
     /// Milliseconds; a hint, capped by the daemon's request timeout.
     public var timeout: Int?
