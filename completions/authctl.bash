@@ -29,6 +29,7 @@ _authctl() {
         --authenticator) COMPREPLY=($(compgen -W "$(_authctl_keys)" -- "$cur")); return ;;
         --uv) COMPREPLY=($(compgen -W "required preferred discouraged" -- "$cur")); return ;;
         --attestation) COMPREPLY=($(compgen -W "none direct" -- "$cur")); return ;;
+        --algorithm) COMPREPLY=($(compgen -W "es256 eddsa rs256 eddsa,es256" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "fido2-tools" -- "$cur")); return ;;
         --pin-fd) COMPREPLY=($(compgen -W "0 3 4 5" -- "$cur")); return ;;
         --rp | --rp-name | --user | --display-name | --user-id | --challenge | --origin | --name | \
@@ -39,7 +40,7 @@ _authctl() {
     local command="" operands=() i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --socket | --authenticator | --uv | --attestation | --format | --pin-fd | --rp | --rp-name | --user | \
+            --socket | --authenticator | --uv | --attestation | --algorithm | --format | --pin-fd | --rp | --rp-name | --user | \
                 --display-name | --user-id | --challenge | --origin | --name | --credential | --transaction | --timeout)
                 ((i++)) ;;
             -*) ;;
@@ -53,7 +54,7 @@ _authctl() {
         info) [[ ${#operands[@]} -eq 0 ]] && choices=$(_authctl_keys) ;;
         select) options="--timeout" ;;
         register)
-            options="--rp --rp-name --user --display-name --user-id --resident --attestation --name --challenge
+            options="--rp --rp-name --user --display-name --user-id --resident --attestation --algorithm --name --challenge
                 --origin --uv --authenticator --pin-fd --yes --no --format --timeout" ;;
         assert)
             options="--rp --credential --transaction --user --challenge --origin --uv --authenticator --pin-fd --yes

@@ -19,7 +19,7 @@ function __authctl_words
     set -l words (commandline -opc)
     set -e words[1]
     set -l valued --socket --timeout --rp --rp-name --user --display-name --user-id --challenge --origin --uv \
-        --attestation --authenticator --name --pin-fd --format --credential --transaction
+        --attestation --algorithm --authenticator --name --pin-fd --format --credential --transaction
     set -l skip 0
     for word in $words
         if test $skip = 1
@@ -86,6 +86,7 @@ complete -c authctl -n '__authctl_using register' -l display-name -x -d 'the use
 complete -c authctl -n '__authctl_using register' -l user-id -x -d 'the user handle, base64url'
 complete -c authctl -n '__authctl_using register' -l resident -d 'a discoverable credential'
 complete -c authctl -n '__authctl_using register' -l attestation -x -a 'none direct' -d 'attestation conveyance'
+complete -c authctl -n '__authctl_using register' -l algorithm -x -a 'es256 eddsa rs256 eddsa,es256' -d 'signature algorithms, most preferred first'
 complete -c authctl -n '__authctl_using register' -l name -x -d 'the name for the key'
 complete -c authctl -n '__authctl_using assert' -l credential -x -d 'a credential id to allow, base64url'
 complete -c authctl -n '__authctl_using assert' -l transaction -x -d 'a detail to confirm, LABEL=VALUE'

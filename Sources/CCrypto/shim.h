@@ -24,4 +24,6 @@ static const char *const authkeyd_PARAM_GROUP_NAME = OSSL_PKEY_PARAM_GROUP_NAME;
 static const char *const authkeyd_PARAM_PUB_KEY = OSSL_PKEY_PARAM_PUB_KEY;
 static const char *const authkeyd_PARAM_PRIV_KEY = OSSL_PKEY_PARAM_PRIV_KEY;
 static const char *const authkeyd_CURVE_P256 = "prime256v1";
+static const char *const authkeyd_PARAM_RSA_N = OSSL_PKEY_PARAM_RSA_N;
+static const char *const authkeyd_PARAM_RSA_E = OSSL_PKEY_PARAM_RSA_E;
 #endif

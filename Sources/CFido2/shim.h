@@ -4,5 +4,7 @@
 #include <fido/bio.h>
 #include <fido/config.h>
 #include <fido/credman.h>
+#include <fido/eddsa.h>
 #include <fido/es256.h>
+#include <fido/rs256.h>
 #endif

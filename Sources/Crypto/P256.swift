@@ -111,22 +111,11 @@ public enum P256 {
         public var y: [UInt8] { Array(x962Representation[33...64]) }
 
         /// The DER SubjectPublicKeyInfo, as PEM files and X.509 hold it.
-        public var derRepresentation: [UInt8] {
-            let length = i2d_PUBKEY(key, nil)
-            var der = [UInt8](repeating: 0, count: Int(max(length, 0)))
-            der.withUnsafeMutableBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                _ = i2d_PUBKEY(key, &cursor)
-            }
-            return der
-        }
+        public var derRepresentation: [UInt8] { subjectPublicKeyInfo(of: key) }
 
         /// Checks a DER ECDSA signature over SHA-256(`message`).
         public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-            guard let context = EVP_MD_CTX_new() else { return false }
-            defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
-            return EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
+            evpVerify(signature, for: message, with: key, digest: EVP_sha256())
         }
 
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool {
@@ -137,14 +126,7 @@ public enum P256 {
     // MARK: - Helpers over OpenSSL 3's provider API
 
     static func sign(_ message: [UInt8], with key: OpaquePointer) throws(CryptoError) -> [UInt8] {
-        let context = try unwrap(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
-        defer { EVP_MD_CTX_free(context) }
-        try check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit")
-        var length = 0
-        try check(EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign")
-        var signature = [UInt8](repeating: 0, count: length)
-        try check(EVP_DigestSign(context, &signature, &length, message, message.count), "EVP_DigestSign")
-        return Array(signature.prefix(length))
+        try evpSign(message, with: key, digest: EVP_sha256())
     }
 
     static func encodedPublicKey(of key: OpaquePointer) throws(CryptoError) -> [UInt8] {

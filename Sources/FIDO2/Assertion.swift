@@ -113,6 +113,31 @@ public final class Assertion: @unchecked Sendable {
         try check(fido_assert_verify(handle, index, COSE_ES256, UnsafeRawPointer(key)), "fido_assert_verify")
     }
 
+    /// Verifies statement `index` with a credential public key of any
+    /// algorithm libfido2 checks, in the form `Credential.publicKey` gives
+    /// it (`fido_assert_verify` with `es256_pk_t`, `eddsa_pk_t` or
+    /// `rs256_pk_t`).
+    public func verify(at index: Int = 0, publicKey: [UInt8], algorithm: COSEAlgorithm) throws(FIDO2Error) {
+        switch algorithm {
+        case .es256:
+            try verify(at: index, es256PublicKey: publicKey)
+        case .edDSA:
+            guard let key = eddsa_pk_new() else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "eddsa_pk_new") }
+            var pointer: OpaquePointer? = key
+            defer { eddsa_pk_free(&pointer) }
+            try check(eddsa_pk_from_ptr(key, publicKey, publicKey.count), "eddsa_pk_from_ptr")
+            try check(fido_assert_verify(handle, index, COSE_EDDSA, UnsafeRawPointer(key)), "fido_assert_verify")
+        case .rs256:
+            guard let key = rs256_pk_new() else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "rs256_pk_new") }
+            var pointer: OpaquePointer? = key
+            defer { rs256_pk_free(&pointer) }
+            try check(rs256_pk_from_ptr(key, publicKey, publicKey.count), "rs256_pk_from_ptr")
+            try check(fido_assert_verify(handle, index, COSE_RS256, UnsafeRawPointer(key)), "fido_assert_verify")
+        case .es384:
+            throw FIDO2Error(code: FIDO_ERR_UNSUPPORTED_ALGORITHM, function: "fido_assert_verify")
+        }
+    }
+
     /// An assertion assembled from the parts a relying party received.
     public static func forVerification(
         request: GetAssertionRequest, authenticatorData: [UInt8], signature: [UInt8]

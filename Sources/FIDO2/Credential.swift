@@ -94,7 +94,9 @@ public final class Credential: @unchecked Sendable {
     /// Authenticator data itself, as WebAuthn's attestation object holds it.
     public var authenticatorData: [UInt8] { bytes(fido_cred_authdata_raw_ptr(handle), fido_cred_authdata_raw_len(handle)) }
     public var credentialID: [UInt8] { bytes(fido_cred_id_ptr(handle), fido_cred_id_len(handle)) }
-    /// The public key as libfido2 holds it: for ES256, x and y, 32 bytes each.
+    /// The public key as libfido2 holds it: for ES256, x and y, 32 bytes
+    /// each; for EdDSA, the 32-byte Ed25519 key; for RS256, the 256-byte
+    /// modulus and the 3-byte exponent.
     public var publicKey: [UInt8] { bytes(fido_cred_pubkey_ptr(handle), fido_cred_pubkey_len(handle)) }
     /// The first certificate of the attestation chain (DER), if any.
     public var attestationCertificate: [UInt8] { bytes(fido_cred_x5c_ptr(handle), fido_cred_x5c_len(handle)) }
@@ -107,7 +109,12 @@ public final class Credential: @unchecked Sendable {
     }
     public var flags: AuthenticatorDataFlags { AuthenticatorDataFlags(rawValue: fido_cred_flags(handle)) }
     public var signCount: UInt32 { fido_cred_sigcount(handle) }
+    /// The COSE algorithm of the credential key (`fido_cred_type`): the
+    /// type the request set, which the key's attested credential data
+    /// must match.
     public var algorithm: Int32 { fido_cred_type(handle) }
+    /// `algorithm` as a known algorithm, or nil.
+    public var coseAlgorithm: COSEAlgorithm? { COSEAlgorithm(rawValue: fido_cred_type(handle)) }
     /// The credProtect level the key reported, or nil.
     public var protection: CredentialProtection? { CredentialProtection(rawValue: fido_cred_prot(handle)) }
     public var largeBlobKey: [UInt8] { bytes(fido_cred_largeblob_key_ptr(handle), fido_cred_largeblob_key_len(handle)) }

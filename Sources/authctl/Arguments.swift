@@ -20,7 +20,7 @@ struct Arguments {
     /// given, and options that are flags.
     static let valued: Set<String> = [
         "socket", "timeout", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "uv",
-        "attestation", "authenticator", "name", "pin-fd", "format",
+        "attestation", "authenticator", "name", "pin-fd", "format", "algorithm",
     ]
     /// `--rp` names one relying party for most commands, and several for
     /// `config min-pin-length`; `single` refuses a second where one is meant.

@@ -6,7 +6,7 @@ import SystemKit
 struct RegisterCommand: Sendable {
     static let options: Set<String> = [
         "rp", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "resident", "uv", "attestation",
-        "authenticator", "name", "pin-fd", "yes", "no", "format", "timeout",
+        "authenticator", "name", "pin-fd", "yes", "no", "format", "timeout", "algorithm",
     ]
 
     let params: CreateParams
@@ -30,7 +30,8 @@ struct RegisterCommand: Sendable {
             user: .init(
                 id: Base64URLBytes(try arguments.bytes("user-id") ?? randomBytes(16)), name: userName,
                 displayName: arguments.options["display-name"] ?? userName),
-            challenge: Base64URLBytes(try arguments.challenge()))
+            challenge: Base64URLBytes(try arguments.challenge()),
+            pubKeyCredParams: try Self.algorithms(arguments.options["algorithm"]))
         params.authenticatorSelection = .init(
             residentKey: resident ? "required" : "discouraged", requireResidentKey: resident,
             userVerification: userVerification)
@@ -40,6 +41,29 @@ struct RegisterCommand: Sendable {
         params.authenticator = answers.authenticator
         params.timeout = try arguments.timeout()?.wholeMilliseconds
         self.params = params
+    }
+
+    /// COSE numbers of the algorithms `--algorithm` names.
+    static let algorithmNumbers: [(name: String, cose: Int)] = [("es256", -7), ("eddsa", -8), ("rs256", -257)]
+
+    /// `--algorithm eddsa,es256`: pubKeyCredParams in that order; ES256
+    /// alone when not given.
+    static func algorithms(_ text: String?) throws(UsageError) -> [CreateParams.CredentialParameters] {
+        guard let text else { return [.init(alg: -7)] }
+        var chosen: [CreateParams.CredentialParameters] = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let match = algorithmNumbers.first(where: { $0.name == name.lowercased() }) else {
+                throw UsageError("--algorithm takes es256, eddsa or rs256, or several joined by commas, most preferred first")
+            }
+            guard !chosen.contains(where: { $0.alg == match.cose }) else { throw UsageError("--algorithm names \(name) twice") }
+            chosen.append(.init(alg: match.cose))
+        }
+        return chosen
+    }
+
+    /// `eddsa (-8)`: the name `--algorithm` and fido2-tools use, and the COSE number.
+    static func algorithmName(_ cose: Int) -> String {
+        algorithmNumbers.first { $0.cose == cose }.map { "\($0.name) (\(cose))" } ?? String(cose)
     }
 
     func run(_ client: AuthClient) async throws(AuthClientError) {
@@ -66,6 +90,7 @@ struct RegisterCommand: Sendable {
             ("Security key", registration.map { "\($0.authenticatorProduct) (\($0.transport.rawValue))" } ?? "-"),
             ("Name", registration?.friendlyName ?? "(unnamed)"),
             ("Discoverable", resident ? "yes (resident on the key)" : "no"),
+            ("Algorithm", registration?.publicKeyAlgorithm.map(Self.algorithmName) ?? "-"),
         ])
     }
 }

@@ -46,6 +46,8 @@ let usage = """
       --user-id B64URL        the user handle (default: 16 random bytes)
       --resident              a discoverable credential, kept on the key
       --attestation none|direct
+      --algorithm ALG[,ALG]   es256, eddsa or rs256, most preferred first
+                              (default: es256)
       --name TEXT             the name for the key, if authkeyd asks for one
 
     assert options:

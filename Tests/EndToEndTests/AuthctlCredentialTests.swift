@@ -61,19 +61,21 @@ import Testing
         #expect(json["credential"]?["response"]?["userHandle"] == "dXNlci0x")
     }
 
-    @Test func fido2ToolsVerifyWhatAuthctlPrints() async throws {
+    /// `type` is both `--algorithm` and the tools' name of it.
+    @Test(arguments: ["es256", "eddsa"]) func fido2ToolsVerifyWhatAuthctlPrints(_ type: String) async throws {
         try #require(isInstalled("fido2-cred") && isInstalled("fido2-assert"), "needs Debian's fido2-tools")
         let daemon = try DaemonProcess(["--virtual-key", "name=K1"])
         _ = try await daemon.waitForKeys(1)
-        let registered = try authctl(daemon, Self.registerAlice + ["--authenticator", "v1", "--format", "fido2-tools"])
+        let registered = try authctl(
+            daemon, Self.registerAlice + ["--authenticator", "v1", "--format", "fido2-tools", "--algorithm", type])
         try #require(registered.status == 0, "\(registered.standardError)\n\(daemon.log)")
         let lines = registered.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 7, "packed attestation with a certificate: \(lines)")
         #expect(lines[1] == "example.org" && lines[2] == "packed")
         #expect(lines.allSatisfy { !$0.contains("-") && !$0.contains("_") }, "standard base64, not base64url")
 
-        let verified = try run("/usr/bin/fido2-cred", ["-V"], input: registered.standardOutput)
-        try #require(verified.status == 0, "fido2-cred -V: \(verified.standardError)")
+        let verified = try run("/usr/bin/fido2-cred", ["-V", type], input: registered.standardOutput)
+        try #require(verified.status == 0, "fido2-cred -V \(type): \(verified.standardError)")
         let credentialID = String(verified.standardOutput.prefix { $0 != "\n" })
         #expect(credentialID == lines[4])
         let directory = TemporaryDirectory()
@@ -84,12 +86,12 @@ import Testing
             .replacingOccurrences(of: "=", with: "")
         let asserted = try authctl(daemon, ["assert", "--rp", "example.org", "--credential", base64url, "--format", "fido2-tools"])
         try #require(asserted.status == 0, "\(asserted.standardError)\n\(daemon.log)")
-        let accepted = try run("/usr/bin/fido2-assert", ["-V", "-p", publicKey, "es256"], input: asserted.standardOutput)
+        let accepted = try run("/usr/bin/fido2-assert", ["-V", "-p", publicKey, type], input: asserted.standardOutput)
         #expect(accepted.status == 0, "fido2-assert -V: \(accepted.standardError)\n\(asserted.standardOutput)")
 
         // The same verifier refuses the assertion for another RP.
         let forged = asserted.standardOutput.replacingOccurrences(of: "\nexample.org\n", with: "\nexample.com\n")
-        #expect(try run("/usr/bin/fido2-assert", ["-V", publicKey, "es256"], input: forged).status != 0)
+        #expect(try run("/usr/bin/fido2-assert", ["-V", publicKey, type], input: forged).status != 0)
     }
 
     /// authctl's SHA-256 and base64 against coreutils': the same

@@ -34,18 +34,20 @@ import VirtualKey
     }
 
     /// Registers on `device` with a known client data hash.
-    func register(on device: Device) throws -> (credential: Credential, clientDataHash: [UInt8]) {
+    func register(on device: Device, algorithm: COSEAlgorithm = .es256) throws -> (credential: Credential, clientDataHash: [UInt8]) {
         let clientDataHash = randomHash()
         var request = registrationRequest()
         request.clientData = .hash(clientDataHash)
+        request.algorithm = algorithm
         return (try device.makeCredential(request), clientDataHash)
     }
 
     /// Registers and authenticates on `device`, then has the tools verify both.
-    func verifyWithTools(_ device: Device) throws {
+    /// `type` is the tools' name of the algorithm: es256 or eddsa.
+    func verifyWithTools(_ device: Device, algorithm: COSEAlgorithm = .es256, type: String = "es256") throws {
         try #require(isInstalled("fido2-cred") && isInstalled("fido2-assert"), "needs Debian's fido2-tools")
-        let (credential, registrationHash) = try register(on: device)
-        let verified = try run("/usr/bin/fido2-cred", ["-V"], input: Self.credentialLines(credential, clientDataHash: registrationHash, rpID: "example.org"))
+        let (credential, registrationHash) = try register(on: device, algorithm: algorithm)
+        let verified = try run("/usr/bin/fido2-cred", ["-V", type], input: Self.credentialLines(credential, clientDataHash: registrationHash, rpID: "example.org"))
         #expect(verified.status == 0, "fido2-cred -V: \(verified.standardError)")
         let lines = verified.standardOutput.split(separator: "\n", maxSplits: 1)
         #expect(lines.first.map(String.init) == Data(credential.credentialID).base64EncodedString())
@@ -57,13 +59,13 @@ import VirtualKey
         assertion.clientData = .hash(assertionHash)
         let statement = try device.getAssertion(assertion).statement(at: 0)
         let accepted = try run(
-            "/usr/bin/fido2-assert", ["-V", publicKeyFile, "es256"],
+            "/usr/bin/fido2-assert", ["-V", publicKeyFile, type],
             input: Self.assertionLines(statement, clientDataHash: assertionHash, rpID: "example.org"))
         #expect(accepted.status == 0, "fido2-assert -V: \(accepted.standardError)")
 
         // The same tools refuse a forged signature.
         let forged = try run(
-            "/usr/bin/fido2-assert", ["-V", publicKeyFile, "es256"],
+            "/usr/bin/fido2-assert", ["-V", publicKeyFile, type],
             input: Self.assertionLines(statement, clientDataHash: randomHash(), rpID: "example.org"))
         #expect(forged.status != 0)
     }
@@ -79,6 +81,27 @@ import VirtualKey
         #expect(waitUntil { access(socket, F_OK) == 0 })
         let device = try Device.open(connection: try SocketConnection(path: socket), timeout: .seconds(10))
         try verifyWithTools(device)
+    }
+
+    @Test func edDSAOutputsVerifyAsEdDSA() throws {
+        try verifyWithTools(try makeKey().openDevice(), algorithm: .edDSA, type: "eddsa")
+        // The PEM fido2-cred prints is an Ed25519 key; read as ES256 the
+        // same assertion does not verify.
+        let (credential, hash) = try register(on: try makeKey().openDevice(), algorithm: .edDSA)
+        let asES256 = try run("/usr/bin/fido2-cred", ["-V", "es256"], input: Self.credentialLines(credential, clientDataHash: hash, rpID: "example.org"))
+        #expect(asES256.status != 0, "an EdDSA credential is not an ES256 one")
+    }
+
+    @Test func selfAttestedEdDSAVerifies() throws {
+        try #require(isInstalled("fido2-cred"), "needs Debian's fido2-tools")
+        let device = try makeKey { $0.attestation = .selfAttestation }.openDevice()
+        let (credential, hash) = try register(on: device, algorithm: .edDSA)
+        let result = try run("/usr/bin/fido2-cred", ["-V", "eddsa"], input: Self.credentialLines(credential, clientDataHash: hash, rpID: "example.org"))
+        #expect(result.status == 0, "fido2-cred -V eddsa: \(result.standardError)")
+        #expect(result.standardOutput.contains("BEGIN PUBLIC KEY"))
+        let tampered = try run(
+            "/usr/bin/fido2-cred", ["-V", "eddsa"], input: Self.credentialLines(credential, clientDataHash: randomHash(), rpID: "example.org"))
+        #expect(tampered.status != 0)
     }
 
     @Test func selfAttestationVerifies() throws {

@@ -25,7 +25,7 @@ import VirtualKey
         #expect(info.options["credMgmt"] == true)
         #expect(info.options["authnrCfg"] == true)
         #expect(info.options["alwaysUv"] == false)
-        #expect(info.algorithms == [.init(type: "public-key", cose: -7)])
+        #expect(info.algorithms == [.init(type: "public-key", cose: -7), .init(type: "public-key", cose: -8)])
         #expect(info.pinProtocols == [2, 1])
         #expect(info.transports == ["usb"])
         #expect(info.maxMessageSize == 7609)

@@ -16,10 +16,7 @@ extension Broker {
         guard (1...64).contains(options.user.id.bytes.count) else {
             throw RPCError(.invalidParams, "invalid params: user.id: 1 to 64 bytes")
         }
-        let offered = options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg)
-        guard offered.isEmpty || offered.contains(-7) else {
-            throw RPCError(.unsupported, "pubKeyCredParams: the keys authkeyd serves sign with ES256 (-7) only; offered \(offered)")
-        }
+        let algorithms = try AlgorithmChoice(options.pubKeyCredParams)
         let (rpID, origin) = try OriginCheck.resolve(rpID: options.rp.id, origin: options.origin)
         let clientData = try ClientDataInput.from(
             type: "webauthn.create", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
@@ -31,10 +28,10 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            let key = try await chooseKey(named: options.authenticator, from: orderedKeys, for: operation)
+            let (key, algorithm) = try await chooseKey(signingWith: algorithms, named: options.authenticator, for: operation)
             try await acquire(key, for: operation)
             let credential: Credential
-            let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true)
+            let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true).signing(with: algorithm)
             do throws(RPCError) {
                 credential = try await withUserVerification(
                     on: key, preference: request.verification, for: operation, activity: "registering"
@@ -88,7 +85,7 @@ extension Broker {
             id: Base64URL.encode(credential.credentialID), rpId: rpID, rpName: options.rp.name, user: options.user,
             aaguid: uuidString(credential.aaguid), authenticatorProduct: key.product, transport: key.transport,
             friendlyName: friendlyName, residentKey: residentKey, createdAt: Int64(time(nil)),
-            lastUsedAt: nil, signCount: credential.signCount)
+            lastUsedAt: nil, signCount: credential.signCount, publicKeyAlgorithm: Int(credential.algorithm))
         guard let store else { return nil }
         do {
             try store.add(registration, for: uid)

@@ -1,6 +1,5 @@
 import AuthProtocol
 import CBOR
-import Crypto
 import FIDO2
 
 /// The WebAuthn `PublicKeyCredential` JSON (Level 3 `toJSON()`) that a
@@ -30,11 +29,7 @@ enum CredentialJSON {
             "publicKeyAlgorithm": .integer(Int64(credential.algorithm)),
         ]
         if let clientDataJSON = clientData.json { response["clientDataJSON"] = .string(Base64URL.encode(clientDataJSON)) }
-        if credential.publicKey.count == 64,
-            let key = try? P256.PublicKey(x: Array(credential.publicKey.prefix(32)), y: Array(credential.publicKey.suffix(32)))
-        {
-            response["publicKey"] = .string(Base64URL.encode(key.derRepresentation))
-        }
+        if let publicKey = credential.subjectPublicKeyInfo { response["publicKey"] = .string(Base64URL.encode(publicKey)) }
         let id = Base64URL.encode(credential.credentialID)
         return [
             "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "cross-platform",

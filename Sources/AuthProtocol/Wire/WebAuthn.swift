@@ -49,6 +49,9 @@ public struct CreateParams: Codable, Sendable, Equatable {
     public var rp: RelyingParty
     public var user: User
     public var challenge: Base64URLBytes?
+    /// The algorithms the relying party accepts, most preferred first:
+    /// the key signs with the first it has of ES256 (-7), EdDSA (-8) and
+    /// RS256 (-257). Empty means WebAuthn's default, ES256 then RS256.
     public var pubKeyCredParams: [CredentialParameters]
     /// Milliseconds; a hint, capped by the daemon's request timeout.
     public var timeout: Int?
@@ -182,11 +185,15 @@ public struct Registration: Codable, Sendable, Equatable {
     public var createdAt: Int64
     public var lastUsedAt: Int64?
     public var signCount: UInt32
+    /// The credential key's COSE algorithm: -7 ES256, -8 EdDSA, -257 RS256.
+    /// Absent in records made before authkeyd negotiated algorithms, which
+    /// are all ES256.
+    public var publicKeyAlgorithm: Int?
 
     public init(
         id: String, rpId: String, rpName: String?, user: CreateParams.User, aaguid: String, authenticatorProduct: String,
         transport: Transport, friendlyName: String?, residentKey: Bool, createdAt: Int64, lastUsedAt: Int64?,
-        signCount: UInt32
+        signCount: UInt32, publicKeyAlgorithm: Int? = nil
     ) {
         self.id = id
         self.rpId = rpId
@@ -200,6 +207,7 @@ public struct Registration: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.signCount = signCount
+        self.publicKeyAlgorithm = publicKeyAlgorithm
     }
 }
 

@@ -18,6 +18,7 @@ extension VirtualKeyConfiguration {
         ("fingerprint", "yes|no", "whether the key has a fingerprint sensor (default yes)"),
         ("capacity", "N", "discoverable credentials the key can hold (default 25)"),
         ("attestation", "packed|self|none", "the attestation of new credentials (default packed)"),
+        ("algorithms", "ALG[+ALG]", "the signature algorithms the key offers, es256 and eddsa, joined by + (default es256+eddsa)"),
         ("reset-window", "DURATION", "how long after plug-in a reset is allowed (default 10s)"),
         ("state", "FILE", "keep the key's credentials in FILE across restarts"),
         ("fault", "stall|garbage|wrong-channel|drop|vanish|delay:DURATION",
@@ -81,6 +82,9 @@ extension VirtualKeyConfiguration {
         case "attestation":
             guard let mode = AttestationMode(rawValue: value) else { throw invalid("packed, self or none") }
             attestation = mode
+        case "algorithms":
+            guard let algorithms = Self.algorithms(value) else { throw invalid("es256, eddsa, or both joined by +") }
+            self.algorithms = algorithms
         case "reset-window":
             guard let window = Self.duration(value) else { throw invalid("a duration such as 10s") }
             resetWindow = window
@@ -116,6 +120,15 @@ extension VirtualKeyConfiguration {
             guard text.hasPrefix("delay:"), let delay = duration(String(text.dropFirst(6))) else { return nil }
             return .delay(delay)
         }
+    }
+
+    /// `es256+eddsa`: the algorithms named, in order, at least one, each
+    /// once. A flag's value (`--algorithms es256,eddsa`) may use commas.
+    static func algorithms(_ text: String) -> [CredentialAlgorithm]? {
+        let names = text.split(whereSeparator: { $0 == "+" || $0 == "," }).map { $0.trimmingSpaces() }
+        let algorithms = names.compactMap(CredentialAlgorithm.init(specName:))
+        guard !algorithms.isEmpty, algorithms.count == names.count, Set(algorithms).count == algorithms.count else { return nil }
+        return algorithms
     }
 
     /// `500ms`, `2s`, `1.5s`, or a bare number of milliseconds.

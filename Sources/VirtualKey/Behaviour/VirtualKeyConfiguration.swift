@@ -44,6 +44,9 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     public var initialPIN: String?
     public var residentCredentialCapacity = 25
     public var attestation: AttestationMode = .packed
+    /// The algorithms getInfo lists and makeCredential chooses from, in
+    /// this order.
+    public var algorithms: [CredentialAlgorithm] = [.es256, .edDSA]
     /// How long the key waits for a touch before answering USER_ACTION_TIMEOUT.
     public var presenceTimeout: Duration = .seconds(30)
     /// How long after power-up authenticatorReset is allowed (CTAP: 10 s).

@@ -15,7 +15,8 @@ struct AuthenticatorData {
     struct AttestedCredential {
         var aaguid: [UInt8]
         var credentialID: [UInt8]
-        var publicKey: P256.PublicKey
+        /// The COSE_Key of the credential's public key.
+        var publicKey: CBOR
     }
 
     var rpIDHash: [UInt8]
@@ -38,7 +39,7 @@ struct AuthenticatorData {
             out += credential.aaguid
             out += [UInt8(credential.credentialID.count >> 8), UInt8(truncatingIfNeeded: credential.credentialID.count)]
             out += credential.credentialID
-            out += COSEKey.es256(credential.publicKey).encoded()
+            out += credential.publicKey.encoded()
         }
         if !extensions.isEmpty { out += CBOR.map(extensions).encoded() }
         return out

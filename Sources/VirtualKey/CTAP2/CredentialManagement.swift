@@ -97,13 +97,13 @@ extension Authenticator {
     private func credentialEntry(_ credential: ResidentCredential) throws(CTAP2Status) -> CBORMap {
         let rpIDHash = SHA256.hash(Array(credential.rpID.utf8))
         guard let sealed = SealedCredential.open(credential.id, masterKey: state.masterKey, rpIDHash: rpIDHash),
-            let key = try? P256.PrivateKey(rawRepresentation: sealed.privateKey)
+            let key = try? CredentialKey.restore(sealed.algorithm, privateKey: sealed.privateKey)
         else { throw .other }
         let user = UserInfo(id: credential.userID, name: credential.userName, displayName: credential.userDisplayName)
         return [
             0x06: user.cbor(includingNames: true),
             0x07: .map(["id": .bytes(credential.id), "type": "public-key"]),
-            0x08: COSEKey.es256(key.publicKey),
+            0x08: key.cosePublicKey,
             0x0A: .int(Int(credential.protection)),
         ]
     }

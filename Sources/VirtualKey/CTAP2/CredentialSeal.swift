@@ -7,6 +7,9 @@ import Crypto
 /// another relying party does not open.
 struct SealedCredential: Equatable {
     var privateKey: [UInt8]
+    /// What the key signs with. Ids sealed before the key had EdDSA have
+    /// the flag clear: ES256.
+    var algorithm: CredentialAlgorithm
     var protection: UInt8
     var isDiscoverable: Bool
     /// Made with the hmac-secret extension.
@@ -16,10 +19,11 @@ struct SealedCredential: Equatable {
     private static let formatVersion: UInt8 = 1
 
     /// `version ‖ nonce(12) ‖ AES-GCM(key ‖ credProtect ‖ flags ‖ blobLength ‖ blob) ‖ tag(16)`,
-    /// 64 bytes plus the credBlob.
+    /// 64 bytes plus the credBlob. Both algorithms' private keys are 32
+    /// bytes; flag 0x04 marks an Ed25519 one.
     func seal(masterKey: [UInt8], rpIDHash: [UInt8]) throws(CTAP2Status) -> [UInt8] {
         let nonce = secureRandomBytes(AES256.gcmNonceByteCount)
-        let flags: UInt8 = (isDiscoverable ? 0x01 : 0) | (hasHMACSecret ? 0x02 : 0)
+        let flags: UInt8 = (isDiscoverable ? 0x01 : 0) | (hasHMACSecret ? 0x02 : 0) | (algorithm == .edDSA ? 0x04 : 0)
         var plaintext = privateKey + [protection, flags, UInt8(credentialBlob.count)] + credentialBlob
         defer { secureZero(&plaintext) }
         guard let sealed = try? AES256.gcmSeal(plaintext, key: masterKey, nonce: nonce, authenticating: rpIDHash) else {
@@ -43,7 +47,8 @@ struct SealedCredential: Equatable {
         let blobLength = Int(plaintext[keyEnd + 2])
         guard plaintext.count == keyEnd + 3 + blobLength else { return nil }
         return SealedCredential(
-            privateKey: Array(plaintext[0..<keyEnd]), protection: plaintext[keyEnd],
+            privateKey: Array(plaintext[0..<keyEnd]),
+            algorithm: plaintext[keyEnd + 1] & 0x04 != 0 ? .edDSA : .es256, protection: plaintext[keyEnd],
             isDiscoverable: plaintext[keyEnd + 1] & 0x01 != 0,
             hasHMACSecret: plaintext[keyEnd + 1] & 0x02 != 0,
             credentialBlob: Array(plaintext[(keyEnd + 3)...]))

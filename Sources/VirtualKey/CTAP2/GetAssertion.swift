@@ -139,9 +139,9 @@ extension Authenticator {
             rpIDHash: request.rpIDHash, userPresent: request.userPresent, userVerified: request.userVerified,
             signCount: state.signCount, extensions: extensions
         ).bytes
-        guard let signature = try? P256.PrivateKey.signature(
-            for: authenticatorData + request.clientDataHash, scalar: credential.sealed.privateKey)
-        else { throw .other }
+        let signature = try CredentialKey.signature(
+            for: authenticatorData + request.clientDataHash, algorithm: credential.sealed.algorithm,
+            privateKey: credential.sealed.privateKey)
         var response: CBORMap = [
             0x01: .map(["id": .bytes(credential.id), "type": "public-key"]),
             0x02: .bytes(authenticatorData),

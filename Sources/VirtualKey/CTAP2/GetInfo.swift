@@ -39,7 +39,7 @@ extension Authenticator {
             0x07: .int(Self.maxCredentialCountInList),
             0x08: .int(Self.maxCredentialIDLength),
             0x09: ["usb"],
-            0x0A: [.map(["alg": -7, "type": "public-key"])],
+            0x0A: .array(configuration.algorithms.map { .map(["alg": .int($0.rawValue), "type": "public-key"]) }),
             0x0C: .bool(state.forcePINChange),
             0x0D: .int(state.minPINLength),
             0x0E: .unsigned(configuration.firmwareVersion),

@@ -26,7 +26,7 @@ extension Authenticator {
         // 2.
         let chosenProtocol = authParameter == nil ? nil : try authProtocol(try parameters.unsigned(0x09))
         // 3.
-        try requireES256(algorithms)
+        let algorithm = try chooseAlgorithm(algorithms)
         // 5.
         let residentKey = options.rk ?? false
         let uv = authParameter == nil ? (options.uv ?? false) : false
@@ -81,12 +81,11 @@ extension Authenticator {
 
         // 16-18. The credential.
         if residentKey { try makeRoomForResidentCredential(rpID: rpID, userID: user.id) }
-        let key: P256.PrivateKey
-        do { key = try P256.PrivateKey() } catch { throw .other }
+        let key = try CredentialKey.generate(algorithm)
         var scalar = key.rawRepresentation
         defer { secureZero(&scalar) }
         let credentialID = try SealedCredential(
-            privateKey: scalar, protection: outputs.protection, isDiscoverable: residentKey,
+            privateKey: scalar, algorithm: algorithm, protection: outputs.protection, isDiscoverable: residentKey,
             hasHMACSecret: outputs.hmacSecret, credentialBlob: outputs.credentialBlob
         ).seal(masterKey: state.masterKey, rpIDHash: rpIDHash)
         if residentKey {
@@ -101,7 +100,7 @@ extension Authenticator {
 
         let authenticatorData = AuthenticatorData(
             rpIDHash: rpIDHash, userPresent: true, userVerified: userVerified, signCount: state.signCount,
-            attestedCredential: .init(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: key.publicKey),
+            attestedCredential: .init(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: key.cosePublicKey),
             extensions: outputs.map
         ).bytes
 
@@ -110,18 +109,6 @@ extension Authenticator {
         let statement = try attestationStatement(
             format, signing: authenticatorData + clientDataHash, credentialKey: key)
         return [0x01: .text(format == .none ? "none" : "packed"), 0x02: .bytes(authenticatorData), 0x03: statement]
-    }
-
-    /// Only ES256 is offered; the first acceptable entry wins.
-    private func requireES256(_ algorithms: [CBOR]) throws(CTAP2Status) {
-        var supported = false
-        for entry in algorithms {
-            guard let map = entry.mapValue else { throw .cborUnexpectedType }
-            guard let alg = map["alg"], let type = map["type"] else { throw .missingParameter }
-            guard let algValue = alg.intValue, let typeName = type.textValue else { throw .cborUnexpectedType }
-            if typeName == "public-key" && algValue == -7 { supported = true }
-        }
-        guard supported else { throw .unsupportedAlgorithm }
     }
 
     /// A discoverable credential replaces one for the same account; a full
@@ -144,14 +131,15 @@ extension Authenticator {
     /// The attStmt map: packed with the attestation certificate chain,
     /// packed self-attestation, or none (WebAuthn §8.2, §8.7).
     private func attestationStatement(
-        _ format: AttestationMode, signing message: [UInt8], credentialKey: P256.PrivateKey
+        _ format: AttestationMode, signing message: [UInt8], credentialKey: CredentialKey
     ) throws(CTAP2Status) -> CBOR {
         do {
             switch format {
             case .none:
                 return .map([:])
             case .selfAttestation:
-                return .map(["alg": -7, "sig": .bytes(try credentialKey.signature(for: message))])
+                let alg = CBOR.int(credentialKey.algorithm.rawValue)
+                return .map(["alg": alg, "sig": .bytes(try credentialKey.signature(for: message))])
             case .packed:
                 let attestationKey = try P256.PrivateKey(rawRepresentation: state.attestation.privateKey)
                 return .map([
