@@ -35,7 +35,7 @@ extension Authenticator {
             0x03: .bytes(configuration.aaguid),
             0x04: .map(options),
             0x05: .int(Self.maxMessageSize),
-            0x06: [2, 1],
+            0x06: .array(configuration.pinUVAuthProtocols.map { .int($0) }),
             0x07: .int(Self.maxCredentialCountInList),
             0x08: .int(Self.maxCredentialIDLength),
             0x09: ["usb"],
