@@ -67,7 +67,7 @@ import Testing
         ]
         if let pin { request["pin"] = .string(pin) }
         if let pinProtocol { request["pinProtocol"] = .integer(Int64(pinProtocol)) }
-        switch try PythonFIDO2Client.getAssertion(.object(request)) {
+        switch try PythonFIDO2Client.ask(.object(request)) {
         case .success(let answer):
             #expect(answer["credentialId"]?.stringValue == credential)
             return answer
@@ -127,6 +127,39 @@ import Testing
 
         // No output reaches the daemon's log (debug level).
         for output in [outputs.first, second32] { #expect(!daemon.log.contains(output.description)) }
+    }
+
+    /// CTAP 2.2 hmac-secret-mc, which the virtual key implements: python-fido2's
+    /// PRF `eval` at registration gets results, and the daemon's later
+    /// authentication with the same inputs gives the same bytes. The
+    /// daemon's own registration cannot send hmac-secret-mc (libfido2 1.12
+    /// has no such extension), so there `eval` is left for authentication.
+    @Test func prfAtRegistrationByPythonFido2EqualsTheDaemonsLaterOutputs() async throws {
+        try #require(PythonFIDO2Client.isAvailable, "run scripts/rp-venv")
+        let (server, daemon) = try await start()
+        defer { daemon.stop(); server.stop() }
+        let client = try daemon.client()
+        client.setUI(ScriptedUI())
+        let first = Array("made with".utf8), second = Array("the credential".utf8)
+
+        let made = try PythonFIDO2Client.ask([
+            "mode": "register", "socket": .string(keySocket), "origin": "https://example.org", "rpId": "example.org",
+            "extensions": prfJSON(first, second),
+        ]).get()
+        let registered = made["clientExtensionResults"]?["prf"]
+        #expect(registered?["enabled"] == true)
+        let atRegistration = try #require(registered?["results"]?["first"]?.stringValue)
+        let id = try #require(made["credentialId"]?.stringValue)
+
+        let later = try await get(client, allow: [id], prf(first, second))
+        #expect(later.prfOutputs?.results?.first.description == atRegistration)
+        #expect(later.prfOutputs?.results?.second?.description == registered?["results"]?["second"]?.stringValue)
+        #expect(later.prfOutputs?.results?.second?.description != atRegistration)
+
+        var params = WebAuthnFixtures.createParams()
+        params.extensions = CreateExtensions()
+        params.extensions?.prf = PRFInputs(eval: PRFValues(first: first))
+        #expect(try await client.createCredential(params).prfOutputs == PRFOutputs(enabled: true))
     }
 
     @Test func userVerificationGivesOtherOutputsAndPythonFido2Agrees() async throws {

@@ -6,6 +6,8 @@ with the daemon's for the same credential and input.
   prf_client.py < {"socket", "origin", "rpId", "allowCredentials": [id],
                    "extensions": {"prf": …} | {"hmacGetSecret": …},
                    "userVerification"?, "pin"?, "pinProtocol"?}
+  prf_client.py < {"mode": "register", "socket", "origin", "rpId",
+                   "extensions": {"prf": …}, "userVerification"?, "pin"?}
 
 The key is reached over the SOCK_SEQPACKET socket of `authkeyd-virtkey
 --socket` (one 64-byte CTAPHID report per message, no report id), which
@@ -16,6 +18,10 @@ DefaultClientDataCollector) does everything, as a browser would; it picks
 PIN/UV protocol 2 when the key offers it. With "pinProtocol": 1 or 2,
 python-fido2's own hmac-secret extension runs over that protocol on
 Ctap2 directly.
+
+"register" makes a credential with Fido2Client, which sends CTAP 2.2's
+hmac-secret-mc when the key lists it, so that PRF `eval` at registration
+gets results.
 
 Binary values are base64url. Prints {"clientExtensionResults",
 "credentialId", "userVerified"}; on failure prints the reason on stderr
@@ -100,11 +106,30 @@ def request_options(request):
     })
 
 
-def with_webauthn_client(device, request):
-    client = Fido2Client(
+def webauthn_client(device, request):
+    return Fido2Client(
         device, DefaultClientDataCollector(request["origin"]), PinInteraction(request.get("pin")),
         extensions=[HmacSecretExtension(allow_hmac_secret=True)])
-    response = client.get_assertion(request_options(request)).get_response(0)
+
+
+def register(device, request):
+    response = webauthn_client(device, request).make_credential({
+        "rp": {"id": request["rpId"], "name": "Example"},
+        "user": {"id": websafe_encode(b"python-fido2 user"), "name": "python", "displayName": "Python"},
+        "challenge": websafe_encode(os.urandom(32)),
+        "pubKeyCredParams": [{"type": "public-key", "alg": -7}],
+        "authenticatorSelection": {"userVerification": request.get("userVerification", "discouraged")},
+        "extensions": request["extensions"],
+    })
+    return {
+        "clientExtensionResults": jsonable(response.client_extension_results),
+        "credentialId": websafe_encode(response.raw_id),
+        "userVerified": response.response.attestation_object.auth_data.is_user_verified(),
+    }
+
+
+def with_webauthn_client(device, request):
+    response = webauthn_client(device, request).get_assertion(request_options(request)).get_response(0)
     return {
         "clientExtensionResults": jsonable(response.client_extension_results),
         "credentialId": websafe_encode(response.raw_id),
@@ -138,7 +163,10 @@ def main():
     request = json.load(sys.stdin)
     try:
         device = open_device(request["socket"])
-        run = with_protocol if "pinProtocol" in request else with_webauthn_client
+        if request.get("mode") == "register":
+            run = register
+        else:
+            run = with_protocol if "pinProtocol" in request else with_webauthn_client
         result = run(device, request)
     except Exception as error:  # the client's verdict, whatever its kind
         print("%s: %s" % (type(error).__name__, error), file=sys.stderr)

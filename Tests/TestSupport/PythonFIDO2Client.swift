@@ -12,8 +12,9 @@ public enum PythonFIDO2Client {
             && ((try? run(RelyingPartyVerifier.python, ["-c", "import fido2.client"]).status) == 0)
     }
 
-    /// What python-fido2 got: `clientExtensionResults`, `credentialId`, `userVerified`.
-    public static func getAssertion(_ request: JSONValue) throws -> Result<JSONValue, RelyingPartyVerifier.VerificationFailure> {
+    /// What python-fido2 got (`clientExtensionResults`, `credentialId`,
+    /// `userVerified`) authenticating, or registering with `mode: register`.
+    public static func ask(_ request: JSONValue) throws -> Result<JSONValue, RelyingPartyVerifier.VerificationFailure> {
         let result = try run(RelyingPartyVerifier.python, [script], input: request.jsonText)
         guard result.status == 0 else { return .failure(.init(reason: result.standardError)) }
         return .success(try JSONParser().parse(Array(result.standardOutput.utf8.dropLast())))

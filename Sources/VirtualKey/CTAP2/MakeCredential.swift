@@ -78,6 +78,7 @@ extension Authenticator {
 
         // 15. Extensions.
         let outputs = try MakeCredentialExtensions(extensions, rpID: rpID, state: state)
+        let secretAtRegistration = try hmacSecretAtRegistration(extensions, hmacSecret: outputs.hmacSecret)
 
         // 16-18. The credential.
         if residentKey { try makeRoomForResidentCredential(rpID: rpID, userID: user.id) }
@@ -102,7 +103,8 @@ extension Authenticator {
         let authenticatorData = AuthenticatorData(
             rpIDHash: rpIDHash, userPresent: true, userVerified: userVerified, signCount: state.signCount,
             attestedCredential: .init(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: key.publicKey),
-            extensions: outputs.map
+            extensions: try addingHMACSecretOutput(
+                secretAtRegistration, to: outputs.map, credentialID: credentialID, userVerified: userVerified)
         ).bytes
 
         // 19. Attestation.
