@@ -256,6 +256,20 @@ import Testing
         both.hmacGetSecret = HMACGetSecretInput(salt1: randomHash())
         await expectRefused(both, naming: ["prf or hmacGetSecret"])
 
+        // A salt that is not base64url: the message does not echo it.
+        let garbled: JSONValue = [
+            "challenge": .string(Base64URL.encode(randomHash())), "rpId": "example.org",
+            "allowCredentials": [["type": "public-key", "id": .string(id)]],
+            "extensions": ["hmacGetSecret": ["salt1": "secret*salt*text"]],
+        ]
+        do {
+            _ = try await client.call(AuthProtocol.Method.getCredential, params: garbled)
+            Issue.record("expected invalidParams")
+        } catch {
+            #expect(error.reason == .invalidParams, "\(error)")
+            #expect(error.description.contains("salt1") && !error.description.contains("secret*salt*text"), "\(error)")
+        }
+
         // evalByCredential at registration has nothing to refer to.
         var create = WebAuthnFixtures.createParams()
         create.extensions = CreateExtensions()
