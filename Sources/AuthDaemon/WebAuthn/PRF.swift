@@ -65,7 +65,7 @@ struct HMACSecretPlan: Sendable {
     /// A raw hmac-secret salt: exactly 32 bytes (CTAP 2.1 §12.5).
     private static func rawSalt(_ salt: Base64URLBytes, _ member: String) throws(RPCError) -> [UInt8] {
         guard salt.bytes.count == 32 else {
-            throw RPCError(.invalidParams, "invalid params: extensions.hmacGetSecret.\(member): a salt is 32 bytes, this one has \(salt.bytes.count)")
+            throw RPCError(.invalidParams, "invalid params: extensions.hmacGetSecret.\(member): must be 32 bytes, got \(salt.bytes.count); hash other inputs to 32 bytes, or use prf, which takes any")
         }
         return salt.bytes
     }
