@@ -225,6 +225,42 @@ import Testing
         await expectReason(.invalidParams) { try await request(allow: [a], byCredential: ["not base64!": forB], eval: nil) }
     }
 
+    /// A credential that shows itself only after user verification
+    /// (credProtect 3) is not seen by the silent probe: with one allowed
+    /// credential its own inputs still go with it; with several, the
+    /// daemon sends `eval`'s and gives no results for it rather than
+    /// outputs of inputs meant for another credential.
+    @Test func evalByCredentialWithACredentialTheProbeCannotSee() async throws {
+        try #require(PythonFIDO2Client.isAvailable, "run scripts/rp-venv")
+        let (server, daemon) = try await start(["--pin", "1234"])
+        defer { daemon.stop(); server.stop() }
+        let client = try daemon.client()
+        client.setUI(ScriptedUI(pins: Array(repeating: "1234", count: 4)))
+        var params = WebAuthnFixtures.createParams(userVerification: "required")
+        params.extensions = CreateExtensions()
+        params.extensions?.prf = PRFInputs()
+        params.extensions?.credentialProtectionPolicy = "userVerificationRequired"
+        params.extensions?.enforceCredentialProtectionPolicy = true
+        let hidden = try #require(try await client.createCredential(params).credential["id"]?.stringValue)
+        let own = Array("its own".utf8), shared = Array("anyone's".utf8)
+        let foreign = Base64URL.encode(secureRandomBytes(64))
+
+        func request(allow: [String]) async throws -> CredentialResult {
+            var extensions = GetExtensions()
+            extensions.prf = PRFInputs(eval: PRFValues(first: shared), evalByCredential: [hidden: PRFValues(first: own)])
+            return try await get(client, allow: allow, extensions, userVerification: "required")
+        }
+        let alone = try await request(allow: [hidden])
+        #expect(alone.credential["id"]?.stringValue == hidden)
+        let theirs = try python(hidden, prfJSON(own), pin: "1234", userVerification: "required")
+        #expect(theirs["userVerified"] == true)
+        #expect(alone.prfOutputs?.results?.first.description == theirs["clientExtensionResults"]?["prf"]?["results"]?["first"]?.stringValue)
+
+        let unseen = try await request(allow: [foreign, hidden])
+        #expect(unseen.credential["id"]?.stringValue == hidden)
+        #expect(unseen.prfOutputs == PRFOutputs(), "no results, and not those of eval's input")
+    }
+
     @Test func badSaltsAndMixedExtensionsAreInvalidParams() async throws {
         let (server, daemon) = try await start()
         defer { daemon.stop(); server.stop() }
