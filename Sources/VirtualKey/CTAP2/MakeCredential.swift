@@ -77,7 +77,7 @@ extension Authenticator {
         if authParameter != nil { volatile.token.spendForCredentialOperation() }
 
         // 15. Extensions.
-        let outputs = try MakeCredentialExtensions(extensions, rpID: rpID, state: state)
+        var outputs = try MakeCredentialExtensions(extensions, rpID: rpID, state: state)
         let secretAtRegistration = try hmacSecretAtRegistration(extensions, hmacSecret: outputs.hmacSecret)
 
         // 16-18. The credential.
@@ -90,6 +90,7 @@ extension Authenticator {
             privateKey: scalar, protection: outputs.protection, isDiscoverable: residentKey,
             hasHMACSecret: outputs.hmacSecret, credentialBlob: outputs.credentialBlob
         ).seal(masterKey: state.masterKey, rpIDHash: rpIDHash)
+        outputs.map = try addingHMACSecretOutput(secretAtRegistration, to: outputs.map, credentialID: credentialID, userVerified: userVerified)
         if residentKey {
             state.residentCredentials.append(
                 ResidentCredential(
@@ -103,8 +104,7 @@ extension Authenticator {
         let authenticatorData = AuthenticatorData(
             rpIDHash: rpIDHash, userPresent: true, userVerified: userVerified, signCount: state.signCount,
             attestedCredential: .init(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: key.publicKey),
-            extensions: try addingHMACSecretOutput(
-                secretAtRegistration, to: outputs.map, credentialID: credentialID, userVerified: userVerified)
+            extensions: outputs.map
         ).bytes
 
         // 19. Attestation.
