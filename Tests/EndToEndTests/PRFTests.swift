@@ -24,6 +24,12 @@ import Testing
 
     /// Registers with `prf: {}`; the credential id, base64url.
     func register(_ client: AuthClient, user: String = "alice") async throws -> String {
+        try await registerVerified(client, user: user).id
+    }
+
+    /// Registers with `prf: {}`, verified by py_webauthn; the credential id
+    /// and the public key it gave, base64url.
+    func registerVerified(_ client: AuthClient, user: String = "alice") async throws -> (id: String, publicKey: JSONValue) {
         let challenge = randomHash()
         var params = WebAuthnFixtures.createParams(user: user, userID: Array("user-\(user)".utf8), challenge: challenge)
         params.extensions = CreateExtensions()
@@ -31,14 +37,13 @@ import Testing
         let result = try await client.createCredential(params)
         #expect(result.prfOutputs == PRFOutputs(enabled: true))
         #expect(result.credential["clientExtensionResults"]?["prf"]?["results"] == nil, "no outputs at registration")
-        if RelyingPartyVerifier.isAvailable {
-            let verdict = try RelyingPartyVerifier.verify("register", [
-                "credential": result.credential, "challenge": .string(Base64URL.encode(challenge)),
-                "origin": "https://example.org", "rpId": "example.org",
-            ])
-            if case .failure(let failure) = verdict { Issue.record("py_webauthn refused the registration: \(failure)") }
-        }
-        return try #require(result.credential["id"]?.stringValue)
+        try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
+        let verdict = try RelyingPartyVerifier.verify("register", [
+            "credential": result.credential, "challenge": .string(Base64URL.encode(challenge)),
+            "origin": "https://example.org", "rpId": "example.org",
+        ])
+        let registered = try verdict.get()
+        return (try #require(result.credential["id"]?.stringValue), try #require(registered["publicKey"]))
     }
 
     func get(
@@ -89,10 +94,18 @@ import Testing
         defer { daemon.stop(); server.stop() }
         let client = try daemon.client()
         client.setUI(ScriptedUI())
-        let id = try await register(client)
+        let (id, publicKey) = try await registerVerified(client)
 
         let first = Array("disk unlock".utf8), second = Array("next rotation".utf8)
-        let result = try await get(client, allow: [id], prf(first, second))
+        var options = WebAuthnFixtures.getParams(allow: [id], userVerification: "discouraged")
+        options.extensions = prf(first, second)
+        let result = try await client.getCredential(options)
+        // The authenticator data now carries the extension output: a relying party still verifies it.
+        let verified = try RelyingPartyVerifier.verify("authenticate", [
+            "credential": result.credential, "challenge": .string(try #require(options.challenge).description),
+            "origin": "https://example.org", "rpId": "example.org", "publicKey": publicKey,
+        ])
+        if case .failure(let failure) = verified { Issue.record("py_webauthn refused the assertion: \(failure)") }
         let outputs = try #require(result.prfOutputs?.results)
         let second32 = try #require(outputs.second)
         #expect(outputs.first.bytes.count == 32 && second32.bytes.count == 32)
