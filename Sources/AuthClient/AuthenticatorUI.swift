@@ -220,6 +220,8 @@ extension AuthClient {
     }
 
     /// Authenticates (`credentials.get`); prompts go to the UI set with `setUI`.
+    /// Extension outputs are typed on the result: `prfOutputs` and
+    /// `hmacGetSecretOutput`, secrets to keep out of logs and files.
     public func getCredential(_ params: GetParams, onStart: ((Int64) -> Void)? = nil) async throws(AuthClientError) -> CredentialResult {
         try await call(Method.getCredential, params, as: CredentialResult.self, onStart: onStart)
     }

@@ -1,4 +1,5 @@
 import AuthProtocol
+import Crypto
 import FIDO2
 import Glibc
 
@@ -20,6 +21,7 @@ extension Broker {
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
         let verification = VerificationPreference(options.userVerification)
         let wantsBlob = options.extensions?.getCredBlob == true
+        let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
         let uid = session.peer.uid
@@ -45,10 +47,11 @@ extension Broker {
             var request = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash(clientData.hash))
             request.allowList = allowed
             request.credentialBlob = wantsBlob
-            let base = request
+            let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
+            let base = hmacSecret.request
 
             try await acquire(key, for: operation)
-            let statements: [AssertionStatement]
+            var statements: [AssertionStatement]
             do throws(RPCError) {
                 statements = try await withUserVerification(
                     on: key, preference: verification, for: operation, activity: "authenticating"
@@ -62,11 +65,13 @@ extension Broker {
                 throw error
             }
             release(key)
-            let statement = try await chooseCredential(from: statements, on: key, for: operation)
+            // The accounts not chosen carry hmac-secret outputs of their own.
+            defer { for index in statements.indices { secureZero(&statements[index].hmacSecret) } }
+            var statement = try await chooseCredential(from: statements, on: key, for: operation)
             sendStatus(.processing, request: id, key: key, to: session)
             let registration = store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
-            var extensionResults: JSONObject = [:]
+            var extensionResults = hmacSecret.results(taking: &statement)
             if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),

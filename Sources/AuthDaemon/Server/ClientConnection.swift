@@ -119,6 +119,8 @@ final class ClientConnection: @unchecked Sendable {
             }
             return close()
         }
+        // Replies can carry secrets (hmac-secret outputs): none stays behind.
+        outbox.withUnsafeMutableBytes { if let start = $0.baseAddress { explicit_bzero(start, $0.count) } }
         outbox.removeAll(keepingCapacity: outbox.capacity <= 65_536)
         outboxStart = 0
         writeSource?.cancel()

@@ -1,4 +1,5 @@
 import AuthProtocol
+import Crypto
 
 /// One connected client, as the broker sees it: who it is, what it may do,
 /// and the requests open in both directions.
@@ -39,8 +40,12 @@ final class Session: @unchecked Sendable {
         return .string("authkeyd-\(nextOutgoingID)")
     }
 
+    /// The line is zeroed once queued: replies can carry secrets
+    /// (hmac-secret outputs).
     func send(_ message: RPCMessage) {
-        connection.send(message.line())
+        var line = message.line()
+        connection.send(line)
+        secureZero(&line)
     }
 
     func send(line: [UInt8]) {

@@ -10,6 +10,7 @@ struct RegistrationPlan: Sendable {
     let verification: VerificationPreference
     let wantsCredProperties: Bool
     let wantsHMACSecret: Bool
+    let wantsPRF: Bool
     let wantsCredentialBlob: Bool
 
     init(_ options: CreateParams, rpID: String, clientData: ClientDataInput) throws(RPCError) {
@@ -23,7 +24,8 @@ struct RegistrationPlan: Sendable {
         let extensions = options.extensions
         wantsCredProperties = extensions?.credProps == true
         wantsHMACSecret = extensions?.hmacCreateSecret == true
-        request.hmacSecret = wantsHMACSecret
+        wantsPRF = try HMACSecretPlan.wantedAtRegistration(extensions?.prf)
+        request.hmacSecret = wantsHMACSecret || wantsPRF
         if let policy = extensions?.credentialProtectionPolicy {
             switch policy {
             case "userVerificationOptional": request.credentialProtection = .userVerificationOptional
@@ -61,6 +63,7 @@ struct RegistrationPlan: Sendable {
         let outputs = (try? ParsedAuthenticatorData(credential.authenticatorData))?.extensions ?? [:]
         if wantsCredProperties { results["credProps"] = ["rk": .bool(request.residentKey == .enabled)] }
         if wantsHMACSecret { results["hmacCreateSecret"] = .bool(outputs["hmac-secret"]?.boolValue == true) }
+        if wantsPRF { results["prf"] = ["enabled": .bool(outputs["hmac-secret"]?.boolValue == true)] }
         if wantsCredentialBlob { results["credBlob"] = .bool(outputs["credBlob"]?.boolValue == true) }
         return results
     }

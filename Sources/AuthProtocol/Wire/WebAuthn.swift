@@ -99,6 +99,8 @@ public struct CreateExtensions: Codable, Sendable, Equatable {
     public var enforceCredentialProtectionPolicy: Bool?
     public var credBlob: Base64URLBytes?
     public var minPinLength: Bool?
+    /// WebAuthn PRF: asks the key for hmac-secret; answered with `prf.enabled`.
+    public var prf: PRFInputs?
     public init() {}
 }
 
@@ -127,6 +129,10 @@ public struct GetParams: Codable, Sendable, Equatable {
 
 public struct GetExtensions: Codable, Sendable, Equatable {
     public var getCredBlob: Bool?
+    /// WebAuthn PRF: answered with `prf.results`. Not with `hmacGetSecret`.
+    public var prf: PRFInputs?
+    /// Raw hmac-secret salts: answered with `hmacGetSecret.{output1, output2}`.
+    public var hmacGetSecret: HMACGetSecretInput?
     public init() {}
 }
 

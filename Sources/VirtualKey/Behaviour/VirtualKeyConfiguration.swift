@@ -43,6 +43,10 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     /// A PIN to set when the key is created (not when loaded from a state file).
     public var initialPIN: String?
     public var residentCredentialCapacity = 25
+    /// The PIN/UV auth protocols the key offers, most preferred first
+    /// (getInfo `pinUvAuthProtocols`); others are refused. libfido2 uses
+    /// 2 when offered, so `[1]` is how a test reaches protocol 1 through it.
+    public var pinUVAuthProtocols: [Int] = [2, 1]
     public var attestation: AttestationMode = .packed
     /// The algorithms getInfo lists and makeCredential chooses from, in
     /// this order.

@@ -133,9 +133,17 @@ final class Authenticator: CBORCommandProcessor, @unchecked Sendable {
     /// The protocol named by a request's pinUvAuthProtocol member.
     func authProtocol(_ value: UInt64?) throws(CTAP2Status) -> PINUVAuthProtocol {
         guard let value else { throw .missingParameter }
-        guard let chosen = PINUVAuthProtocol(rawValue: Int(value)) else { throw .invalidParameter }
+        guard let chosen = PINUVAuthProtocol(rawValue: Int(value)), offers(chosen) else { throw .invalidParameter }
         return chosen
     }
+
+    /// Whether the configuration offers the protocol (getInfo 0x06).
+    func offers(_ authProtocol: PINUVAuthProtocol) -> Bool {
+        configuration.pinUVAuthProtocols.contains(authProtocol.rawValue)
+    }
+
+    /// The key-agreement keys of the protocols the key offers.
+    var offeredKeyAgreement: [PINUVAuthProtocol: P256.PrivateKey] { volatile.keyAgreement.filter { offers($0.key) } }
 
     /// The check shared by credential management, bio enrollment and
     /// config: a pinUvAuthParam over `message` from a live token that

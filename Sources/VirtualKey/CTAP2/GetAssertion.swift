@@ -89,7 +89,7 @@ extension Authenticator {
         var hmacSecret: HMACSecretRequest?
         if let item = extensions["hmac-secret"] {
             guard up else { throw .unsupportedOption }
-            hmacSecret = try HMACSecretRequest(item, keyAgreement: volatile.keyAgreement)
+            hmacSecret = try HMACSecretRequest(item, keyAgreement: offeredKeyAgreement)
         }
         let wantsCredentialBlob = extensions["credBlob"]?.boolValue ?? false
 

@@ -31,11 +31,11 @@ extension Authenticator {
         }
         var info: CBORMap = [
             0x01: ["FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"],
-            0x02: ["credBlob", "credProtect", "hmac-secret", "minPinLength"],
+            0x02: ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "minPinLength"],
             0x03: .bytes(configuration.aaguid),
             0x04: .map(options),
             0x05: .int(Self.maxMessageSize),
-            0x06: [2, 1],
+            0x06: .array(configuration.pinUVAuthProtocols.map { .int($0) }),
             0x07: .int(Self.maxCredentialCountInList),
             0x08: .int(Self.maxCredentialIDLength),
             0x09: ["usb"],

@@ -77,7 +77,8 @@ extension Authenticator {
         if authParameter != nil { volatile.token.spendForCredentialOperation() }
 
         // 15. Extensions.
-        let outputs = try MakeCredentialExtensions(extensions, rpID: rpID, state: state)
+        var outputs = try MakeCredentialExtensions(extensions, rpID: rpID, state: state)
+        let secretAtRegistration = try hmacSecretAtRegistration(extensions, hmacSecret: outputs.hmacSecret)
 
         // 16-18. The credential.
         if residentKey { try makeRoomForResidentCredential(rpID: rpID, userID: user.id) }
@@ -88,6 +89,7 @@ extension Authenticator {
             privateKey: scalar, algorithm: algorithm, protection: outputs.protection, isDiscoverable: residentKey,
             hasHMACSecret: outputs.hmacSecret, credentialBlob: outputs.credentialBlob
         ).seal(masterKey: state.masterKey, rpIDHash: rpIDHash)
+        outputs.map = try addingHMACSecretOutput(secretAtRegistration, to: outputs.map, credentialID: credentialID, userVerified: userVerified)
         if residentKey {
             state.residentCredentials.append(
                 ResidentCredential(
