@@ -31,7 +31,9 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            let key = try await chooseKey(named: options.authenticator, from: orderedKeys, for: operation)
+            let key = try await chooseKey(
+                named: options.authenticator, from: try request.largeBlob?.candidates(orderedKeys) ?? orderedKeys, for: operation)
+            try request.largeBlob?.check(key)
             try await acquire(key, for: operation)
             let credential: Credential
             let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true)

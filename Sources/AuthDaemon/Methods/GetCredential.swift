@@ -18,7 +18,9 @@ extension Broker {
             type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
             transaction: options.transaction)
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
-        let verification = VerificationPreference(options.userVerification)
+        let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, logger: logger)
+        let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
+            ?? VerificationPreference(options.userVerification)
         let wantsBlob = options.extensions?.getCredBlob == true
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
@@ -32,6 +34,7 @@ extension Broker {
                 label(probed.holding, for: uid)
             }
             let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
+            try largeBlob?.check(key)
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.
@@ -45,6 +48,7 @@ extension Broker {
             var request = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash(clientData.hash))
             request.allowList = allowed
             request.credentialBlob = wantsBlob
+            request.largeBlobKey = largeBlob != nil
             let base = request
 
             try await acquire(key, for: operation)
@@ -55,7 +59,9 @@ extension Broker {
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
                     if case .builtIn = method { attempt.userVerification = .enabled }
-                    return try device.getAssertion(attempt, pin: method.pin).statement(at: 0)
+                    var statement = try device.getAssertion(attempt, pin: method.pin).statement(at: 0)
+                    largeBlob?.run(on: device, statement: &statement, pin: method.pin)
+                    return statement
                 }
             } catch {
                 release(key)
@@ -67,6 +73,7 @@ extension Broker {
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults: JSONObject = [:]
             if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
+            if let largeBlob { extensionResults["largeBlob"] = largeBlob.results }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
                 registration: registration))

@@ -11,6 +11,8 @@ struct RegistrationPlan: Sendable {
     let wantsCredProperties: Bool
     let wantsHMACSecret: Bool
     let wantsCredentialBlob: Bool
+    /// WebAuthn's largeBlob, if asked for.
+    let largeBlob: LargeBlobSupport?
 
     init(_ options: CreateParams, rpID: String, clientData: ClientDataInput) throws(RPCError) {
         var request = MakeCredentialRequest(
@@ -40,6 +42,7 @@ struct RegistrationPlan: Sendable {
         }
         wantsCredentialBlob = extensions?.credBlob != nil
         request.minPINLength = extensions?.minPinLength == true
+        largeBlob = try LargeBlobSupport(extensions?.largeBlob, residentKey: residentKey)
         base = request
     }
 
@@ -52,6 +55,8 @@ struct RegistrationPlan: Sendable {
         case "preferred": request.residentKey = residentKeySupported ? .enabled : .keyDefault
         default: request.residentKey = .keyDefault
         }
+        // Keys make largeBlobKeys only for discoverable credentials.
+        request.largeBlobKey = largeBlob != nil && request.residentKey == .enabled
         return request
     }
 
@@ -62,6 +67,7 @@ struct RegistrationPlan: Sendable {
         if wantsCredProperties { results["credProps"] = ["rk": .bool(request.residentKey == .enabled)] }
         if wantsHMACSecret { results["hmacCreateSecret"] = .bool(outputs["hmac-secret"]?.boolValue == true) }
         if wantsCredentialBlob { results["credBlob"] = .bool(outputs["credBlob"]?.boolValue == true) }
+        if largeBlob != nil { results["largeBlob"] = LargeBlobSupport.results(for: credential) }
         return results
     }
 }

@@ -96,6 +96,8 @@ public struct CreateExtensions: Codable, Sendable, Equatable {
     public var enforceCredentialProtectionPolicy: Bool?
     public var credBlob: Base64URLBytes?
     public var minPinLength: Bool?
+    /// WebAuthn's largeBlob: `{support: "required" | "preferred"}`.
+    public var largeBlob: LargeBlobInputs?
     public init() {}
 }
 
@@ -124,7 +126,23 @@ public struct GetParams: Codable, Sendable, Equatable {
 
 public struct GetExtensions: Codable, Sendable, Equatable {
     public var getCredBlob: Bool?
+    /// WebAuthn's largeBlob: `{read: true}` or `{write: <base64url>}`.
+    public var largeBlob: LargeBlobInputs?
     public init() {}
+}
+
+/// WebAuthn's `AuthenticationExtensionsLargeBlobInputs`: `support` at
+/// registration; `read` or `write` (not both) at authentication.
+public struct LargeBlobInputs: Codable, Sendable, Equatable {
+    /// `required` or `preferred`.
+    public var support: String?
+    public var read: Bool?
+    public var write: Base64URLBytes?
+    public init(support: String? = nil, read: Bool? = nil, write: Base64URLBytes? = nil) {
+        self.support = support
+        self.read = read
+        self.write = write
+    }
 }
 
 /// `{details: {label: value}}`; the order of the labels is kept.

@@ -43,6 +43,10 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     /// A PIN to set when the key is created (not when loaded from a state file).
     public var initialPIN: String?
     public var residentCredentialCapacity = 25
+    /// maxSerializedLargeBlobArray in bytes: 1024, a YubiKey 5's (and
+    /// CTAP 2.1's minimum). 0: no large blobs at all (no `largeBlobs`
+    /// option, no largeBlobKey extension, no authenticatorLargeBlobs).
+    public var largeBlobArrayLimit = 1024
     public var attestation: AttestationMode = .packed
     /// How long the key waits for a touch before answering USER_ACTION_TIMEOUT.
     public var presenceTimeout: Duration = .seconds(30)
