@@ -171,6 +171,10 @@ import Testing
         let made = try await Self.register(client, user: "alice")
         #expect(made.result == ["supported": true])
         #expect(!ui.prompts.contains("select"), "prompts: \(ui.prompts)")
+        // That key has no PIN: a write, which needs verification, cannot be done.
+        await Self.expectError(.unsupported, containing: "set a PIN first") {
+            try await Self.authenticate(client, credential: (made.id, made.publicKey), LargeBlobInputs(write: Base64URLBytes([1])))
+        }
 
         let plain = try #require(keys.first { $0.product == "Plain Key" }?.id)
         await Self.expectError(.unsupported, containing: "does not store large blobs") {
