@@ -184,6 +184,23 @@ import Testing
         #expect(preferred.result == ["supported": false])
     }
 
+    @Test func withAFingerprintTheWriteNeedsNoPIN() async throws {
+        try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
+        let directory = TemporaryDirectory(prefix: "authkeyd")
+        let state = try HandshakeTests().keyWithFingerprint(in: directory)
+        let daemon = try DaemonProcess(["--virtual-key", "name=Bio,state=\(state)"], directory: directory)
+        _ = try await daemon.waitForKeys(1)
+        let client = try daemon.client()
+        let ui = ScriptedUI(pins: [])
+        client.setUI(ui)
+        let made = try await Self.register(client, user: "alice")
+        let credential = (made.id, made.publicKey)
+        #expect(try await Self.authenticate(client, credential: credential, LargeBlobInputs(write: Base64URLBytes([1, 2, 3])), userVerified: true)
+            == ["written": true])
+        #expect(try await Self.authenticate(client, credential: credential, LargeBlobInputs(read: true)) == ["blob": "AQID"])
+        #expect(ui.pinRequests.isEmpty, "the sensor verified both the assertion and the write")
+    }
+
     @Test func requiredFailsWhenNoKeyHasIt() async throws {
         let daemon = try DaemonProcess(["--virtual-key", "name=Plain Key,largeblobs=off"])
         _ = try await daemon.waitForKeys(1)
