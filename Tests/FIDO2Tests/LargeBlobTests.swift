@@ -50,6 +50,9 @@ import VirtualKey
         assertion.largeBlobKey = true
         let statements = try device.getAssertion(assertion, pin: "1234").statements
         #expect(Set(statements.map(\.largeBlobKey)) == [first, second])
+        // Credential management lists it too (enumerateCredentials 0x0B).
+        let stored = try device.storedCredentials(relyingPartyID: "example.org", pin: "1234")
+        #expect(Set(stored.map(\.largeBlobKey)) == [first, second])
 
         try device.removeLargeBlob(key: first, pin: "1234")
         #expect(try device.largeBlob(key: first) == nil)
