@@ -120,12 +120,17 @@ final class LargeBlobAccess: Sendable {
         let result: JSONObject
         switch access {
         case .read:
-            guard key.count == 32, var blob = try? device.largeBlob(key: key) else {
+            do throws(FIDO2Error) {
+                guard key.count == 32, var blob = try device.largeBlob(key: key) else {
+                    result = [:]
+                    break
+                }
+                result = ["blob": .string(Base64URL.encode(blob))]
+                secureZero(&blob)
+            } catch {
+                logger.notice("largeBlob: the read from the key failed: \(error.name)")
                 result = [:]
-                break
             }
-            result = ["blob": .string(Base64URL.encode(blob))]
-            secureZero(&blob)
         case .write(let blob):
             guard key.count == 32 else {
                 result = ["written": false]
