@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "AuthProtocol"),
 
         // The Swift face of libfido2.
-        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "SystemKit"]),
+        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "SystemKit"]),
 
         // A software CTAP 2.1 authenticator and its front ends.
         .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
-        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
+        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "TestSupport"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.

@@ -5,15 +5,17 @@ import Crypto
 /// §6.5.7), written from the specification and not shared with the key's:
 /// a harness that can authenticate its requests reaches past the key's
 /// signature checks into credential management, bio enrollment and config.
-struct PlatformPIN {
-    let version: Int
+/// Public for the conformance tests, which need tokens libfido2 would never
+/// ask for (the wrong permission, a write with a bad hash).
+public struct PlatformPIN {
+    public let version: Int
     /// The platform's key-agreement key, as a COSE_Key for the key.
-    let coseKey: CBOR
-    let sharedSecret: [UInt8]
+    public let coseKey: CBOR
+    public let sharedSecret: [UInt8]
 
     /// Agrees on a shared secret with the key's key-agreement key; nil when
     /// the key sent something that is not a P-256 point.
-    init?(version: Int, keyAgreement: CBOR?) {
+    public init?(version: Int, keyAgreement: CBOR?) {
         guard let map = keyAgreement?.mapValue, let x = map[-2]?.bytesValue, let y = map[-3]?.bytesValue,
             let peer = try? P256.PublicKey(x: x, y: y), let own = try? P256.PrivateKey(),
             let z = try? own.sharedSecret(with: peer)
@@ -32,35 +34,35 @@ struct PlatformPIN {
 
     private var aesKey: [UInt8] { version == 1 ? sharedSecret : Array(sharedSecret.suffix(32)) }
 
-    func encrypt(_ plaintext: [UInt8]) -> [UInt8] {
+    public func encrypt(_ plaintext: [UInt8]) -> [UInt8] {
         // AES-CBC without padding: callers pass whole blocks.
         let iv = version == 1 ? [UInt8](repeating: 0, count: 16) : secureRandomBytes(16)
         let ciphertext = (try? AES256.cbcEncrypt(plaintext, key: aesKey, iv: iv)) ?? []
         return version == 1 ? ciphertext : iv + ciphertext
     }
 
-    func decrypt(_ ciphertext: [UInt8]) -> [UInt8]? {
+    public func decrypt(_ ciphertext: [UInt8]) -> [UInt8]? {
         let iv = version == 1 ? [UInt8](repeating: 0, count: 16) : Array(ciphertext.prefix(16))
         let body = version == 1 ? ciphertext : Array(ciphertext.dropFirst(16))
         return try? AES256.cbcDecrypt(body, key: aesKey, iv: iv)
     }
 
     /// pinUvAuthParam over `message` with the shared secret.
-    func authenticate(_ message: [UInt8]) -> [UInt8] {
+    public func authenticate(_ message: [UInt8]) -> [UInt8] {
         Self.authenticate(message, key: version == 1 ? sharedSecret : Array(sharedSecret.prefix(32)), version: version)
     }
 
     /// pinUvAuthParam over `message` with `key` (a pinUvAuthToken).
-    static func authenticate(_ message: [UInt8], key: [UInt8], version: Int) -> [UInt8] {
+    public static func authenticate(_ message: [UInt8], key: [UInt8], version: Int) -> [UInt8] {
         let mac = HMACSHA256.authenticationCode(for: message, key: key)
         return version == 1 ? Array(mac.prefix(16)) : mac
     }
 
     /// LEFT(SHA-256(pin), 16), encrypted.
-    func pinHashEncrypted(_ pin: [UInt8]) -> [UInt8] { encrypt(Array(SHA256.hash(pin).prefix(16))) }
+    public func pinHashEncrypted(_ pin: [UInt8]) -> [UInt8] { encrypt(Array(SHA256.hash(pin).prefix(16))) }
 
     /// A new PIN padded with zeros to 64 bytes, encrypted.
-    func newPINEncrypted(_ pin: [UInt8]) -> [UInt8] {
+    public func newPINEncrypted(_ pin: [UInt8]) -> [UInt8] {
         encrypt(Array(pin.prefix(64)) + [UInt8](repeating: 0, count: 64 - min(64, pin.count)))
     }
 }

@@ -1,4 +1,5 @@
 import CBOR
+import Crypto
 import VirtualKey
 
 /// The virtual key's inputs: raw 64-byte HID reports into its CTAPHID
@@ -410,6 +411,12 @@ struct PINUVAuthSlots {
         case .config:
             (parameterKey, protocolKey, permission) = (4, 3, 0x20)
             message = [UInt8](repeating: 0xFF, count: 32) + [CTAP2Command.config.rawValue, byte(1)] + encoded(2)
+        case .largeBlobs:
+            (parameterKey, protocolKey, permission) = (5, 6, 0x10)
+            let offset = UInt32(truncatingIfNeeded: map[3]?.unsignedValue ?? 0)
+            message =
+                [UInt8](repeating: 0xFF, count: 32) + [CTAP2Command.largeBlobs.rawValue, 0x00]
+                + withUnsafeBytes(of: offset.littleEndian) { [UInt8]($0) } + SHA256.hash(map[2]?.bytesValue ?? [])
         default:
             return nil
         }

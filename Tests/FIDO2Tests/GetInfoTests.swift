@@ -16,7 +16,9 @@ import VirtualKey
         #expect(device.supportsPermissions)
         let info = try device.info()
         #expect(info.versions == ["FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"])
-        #expect(Set(info.extensions) == ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "minPinLength"])
+        #expect(Set(info.extensions) == [
+            "credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
+        ])
         #expect(info.aaguid == VirtualKeyConfiguration.defaultAAGUID)
         #expect(info.options["rk"] == true)
         #expect(info.options["clientPin"] == false)

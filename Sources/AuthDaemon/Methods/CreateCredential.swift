@@ -28,7 +28,10 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            let (key, algorithm) = try await chooseKey(signingWith: algorithms, named: options.authenticator, for: operation)
+            let (key, algorithm) = try await chooseKey(
+                signingWith: algorithms, named: options.authenticator,
+                from: try request.largeBlob?.candidates(orderedKeys) ?? orderedKeys, for: operation)
+            try request.largeBlob?.check(key)
             try await acquire(key, for: operation)
             let credential: Credential
             let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true).signing(with: algorithm)

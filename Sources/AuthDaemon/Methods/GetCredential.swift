@@ -19,7 +19,9 @@ extension Broker {
             type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
             transaction: options.transaction)
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
-        let verification = VerificationPreference(options.userVerification)
+        let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
+        let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
+            ?? VerificationPreference(options.userVerification)
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
@@ -34,6 +36,7 @@ extension Broker {
                 label(probed.holding, for: uid)
             }
             let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
+            try largeBlob?.check(key)
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.
@@ -47,6 +50,7 @@ extension Broker {
             var request = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash(clientData.hash))
             request.allowList = allowed
             request.credentialBlob = wantsBlob
+            request.largeBlobKey = largeBlob != nil
             let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
             let base = hmacSecret.request
 
@@ -58,7 +62,12 @@ extension Broker {
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
                     if case .builtIn = method { attempt.userVerification = .enabled }
-                    return try device.getAssertion(attempt, pin: method.pin).statements
+                    var statements = try device.getAssertion(attempt, pin: method.pin).statements
+                    // Each account the chooser may offer, while the key is held.
+                    for index in statements.indices {
+                        largeBlob?.run(on: device, statement: &statements[index], pin: method.pin)
+                    }
+                    return statements
                 }
             } catch {
                 release(key)
@@ -73,6 +82,7 @@ extension Broker {
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults = hmacSecret.results(taking: &statement)
             if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
+            if let largeBlob { extensionResults["largeBlob"] = largeBlob.results(for: statement.credentialID) }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
                 registration: registration))

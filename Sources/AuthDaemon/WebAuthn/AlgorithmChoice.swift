@@ -79,9 +79,8 @@ extension Broker {
     /// cannot pick one that must fail; when that leaves none, or the
     /// request named such a key, the answer is `unsupported`.
     func chooseKey(
-        signingWith algorithms: AlgorithmChoice, named id: String?, for operation: Operation
+        signingWith algorithms: AlgorithmChoice, named id: String?, from present: [RegisteredKey], for operation: Operation
     ) async throws(RPCError) -> (RegisteredKey, COSEAlgorithm) {
-        let present = orderedKeys
         let able = present.filter { algorithms.algorithm(for: $0.info) != nil }
         if id == nil && able.isEmpty && !present.isEmpty { throw algorithms.unsupported(by: present) }
         let key = try await chooseKey(named: id, from: able, for: operation)

@@ -12,6 +12,8 @@ struct RegistrationPlan: Sendable {
     let wantsHMACSecret: Bool
     let wantsPRF: Bool
     let wantsCredentialBlob: Bool
+    /// WebAuthn's largeBlob, if asked for.
+    let largeBlob: LargeBlobSupport?
 
     init(_ options: CreateParams, rpID: String, clientData: ClientDataInput) throws(RPCError) {
         var request = MakeCredentialRequest(
@@ -42,6 +44,7 @@ struct RegistrationPlan: Sendable {
         }
         wantsCredentialBlob = extensions?.credBlob != nil
         request.minPINLength = extensions?.minPinLength == true
+        largeBlob = try LargeBlobSupport(extensions?.largeBlob, residentKey: residentKey)
         base = request
     }
 
@@ -54,6 +57,8 @@ struct RegistrationPlan: Sendable {
         case "preferred": request.residentKey = residentKeySupported ? .enabled : .keyDefault
         default: request.residentKey = .keyDefault
         }
+        // Keys make largeBlobKeys only for discoverable credentials.
+        request.largeBlobKey = largeBlob != nil && request.residentKey == .enabled
         return request
     }
 
@@ -65,6 +70,7 @@ struct RegistrationPlan: Sendable {
         if wantsHMACSecret { results["hmacCreateSecret"] = .bool(outputs["hmac-secret"]?.boolValue == true) }
         if wantsPRF { results["prf"] = ["enabled": .bool(outputs["hmac-secret"]?.boolValue == true)] }
         if wantsCredentialBlob { results["credBlob"] = .bool(outputs["credBlob"]?.boolValue == true) }
+        if largeBlob != nil { results["largeBlob"] = LargeBlobSupport.results(for: credential) }
         return results
     }
 }

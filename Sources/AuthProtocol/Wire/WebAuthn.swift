@@ -101,6 +101,8 @@ public struct CreateExtensions: Codable, Sendable, Equatable {
     public var minPinLength: Bool?
     /// WebAuthn PRF: asks the key for hmac-secret; answered with `prf.enabled`.
     public var prf: PRFInputs?
+    /// WebAuthn's largeBlob: `{support: "required" | "preferred"}`.
+    public var largeBlob: LargeBlobInputs?
     public init() {}
 }
 
@@ -133,7 +135,23 @@ public struct GetExtensions: Codable, Sendable, Equatable {
     public var prf: PRFInputs?
     /// Raw hmac-secret salts: answered with `hmacGetSecret.{output1, output2}`.
     public var hmacGetSecret: HMACGetSecretInput?
+    /// WebAuthn's largeBlob: `{read: true}` or `{write: <base64url>}`.
+    public var largeBlob: LargeBlobInputs?
     public init() {}
+}
+
+/// WebAuthn's `AuthenticationExtensionsLargeBlobInputs`: `support` at
+/// registration; `read` or `write` (not both) at authentication.
+public struct LargeBlobInputs: Codable, Sendable, Equatable {
+    /// `required` or `preferred`.
+    public var support: String?
+    public var read: Bool?
+    public var write: Base64URLBytes?
+    public init(support: String? = nil, read: Bool? = nil, write: Base64URLBytes? = nil) {
+        self.support = support
+        self.read = read
+        self.write = write
+    }
 }
 
 /// `{details: {label: value}}`; the order of the labels is kept.

@@ -17,6 +17,7 @@ extension VirtualKeyConfiguration {
         ("uv", "match|nomatch", "whether fingerprints match"),
         ("fingerprint", "yes|no", "whether the key has a fingerprint sensor (default yes)"),
         ("capacity", "N", "discoverable credentials the key can hold (default 25)"),
+        ("largeblobs", "N|off", "maxSerializedLargeBlobArray in bytes, 1024 to 65536 (default 1024); off: no large blobs"),
         ("attestation", "packed|self|none", "the attestation of new credentials (default packed)"),
         ("algorithms", "ALG[+ALG]", "the signature algorithms the key offers, es256 and eddsa, joined by + (default es256+eddsa)"),
         ("reset-window", "DURATION", "how long after plug-in a reset is allowed (default 10s)"),
@@ -79,6 +80,13 @@ extension VirtualKeyConfiguration {
         case "capacity":
             guard let count = Int(value), count >= 0, count <= 10_000 else { throw invalid("a number from 0 to 10000") }
             residentCredentialCapacity = count
+        case "largeblobs":
+            if Self.flag(value) == false {
+                largeBlobArrayLimit = 0
+            } else {
+                guard let size = Int(value), (1024...65536).contains(size) else { throw invalid("a size from 1024 to 65536, or off") }
+                largeBlobArrayLimit = size
+            }
         case "attestation":
             guard let mode = AttestationMode(rawValue: value) else { throw invalid("packed, self or none") }
             attestation = mode

@@ -47,6 +47,10 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     /// (getInfo `pinUvAuthProtocols`); others are refused. libfido2 uses
     /// 2 when offered, so `[1]` is how a test reaches protocol 1 through it.
     public var pinUVAuthProtocols: [Int] = [2, 1]
+    /// maxSerializedLargeBlobArray in bytes: 1024, a YubiKey 5's (and
+    /// CTAP 2.1's minimum). 0: no large blobs at all (no `largeBlobs`
+    /// option, no largeBlobKey extension, no authenticatorLargeBlobs).
+    public var largeBlobArrayLimit = 1024
     public var attestation: AttestationMode = .packed
     /// The algorithms getInfo lists and makeCredential chooses from, in
     /// this order.

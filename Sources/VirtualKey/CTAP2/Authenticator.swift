@@ -14,6 +14,7 @@ public enum CTAP2Command: UInt8, Sendable {
     case bioEnrollment = 0x09
     case credentialManagement = 0x0A
     case selection = 0x0B
+    case largeBlobs = 0x0C
     case config = 0x0D
     case bioEnrollmentPreview = 0x40
     case credentialManagementPreview = 0x41
@@ -80,6 +81,7 @@ final class Authenticator: CBORCommandProcessor, @unchecked Sendable {
         case .bioEnrollment, .bioEnrollmentPreview:
             return try bioEnrollment(parameters, context: context)
         case .config: return try config(parameters)
+        case .largeBlobs: return try largeBlobs(parameters)
         }
     }
 
@@ -173,6 +175,7 @@ struct VolatileState {
     var relyingPartyEnumeration: Enumeration<String>?
     var credentialEnumeration: Enumeration<[UInt8]>?
     var enrollment: PendingEnrollment?
+    var largeBlobWrite: PendingLargeBlobWrite?
 
     init() {}
 

@@ -140,7 +140,7 @@ extension Authenticator {
     /// Permissions for features this key lacks are refused; bio enrollment
     /// and config need a PIN-based token (no uvBioEnroll, no uvAcfg).
     private func checkPermissionsAllowed(_ permissions: TokenPermissions, viaUV: Bool) throws(CTAP2Status) {
-        if permissions.contains(.largeBlobWrite) { throw .unauthorizedPermission }
+        if permissions.contains(.largeBlobWrite) && configuration.largeBlobArrayLimit == 0 { throw .unauthorizedPermission }
         if permissions.contains(.bioEnrollment) && (!configuration.fingerprintSensor || viaUV) {
             throw .unauthorizedPermission
         }

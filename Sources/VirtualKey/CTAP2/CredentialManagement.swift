@@ -100,12 +100,14 @@ extension Authenticator {
             let key = try? CredentialKey.restore(sealed.algorithm, privateKey: sealed.privateKey)
         else { throw .other }
         let user = UserInfo(id: credential.userID, name: credential.userName, displayName: credential.userDisplayName)
-        return [
+        var entry: CBORMap = [
             0x06: user.cbor(includingNames: true),
             0x07: .map(["id": .bytes(credential.id), "type": "public-key"]),
             0x08: key.cosePublicKey,
             0x0A: .int(Int(credential.protection)),
         ]
+        if credential.hasLargeBlobKey { entry[0x0B] = .bytes(state.largeBlobKey(credentialID: credential.id)) }
+        return entry
     }
 
     /// The stored credential a deleteCredential or updateUserInformation

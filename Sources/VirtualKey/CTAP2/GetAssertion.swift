@@ -18,6 +18,7 @@ struct AssertionRequest {
     var userVerified: Bool
     var hmacSecret: HMACSecretRequest?
     var credentialBlob: Bool
+    var largeBlobKey = false
 }
 
 /// authenticatorGetAssertion and authenticatorGetNextAssertion. Step
@@ -92,6 +93,7 @@ extension Authenticator {
             hmacSecret = try HMACSecretRequest(item, keyAgreement: offeredKeyAgreement)
         }
         let wantsCredentialBlob = extensions["credBlob"]?.boolValue ?? false
+        let wantsLargeBlobKey = try largeBlobKeyRequested(extensions, residentKey: true)
 
         // 8, 9. User presence; up=false is a silent probe.
         if up && !fingerprintTouched && !(authParameter != nil && volatile.token.userPresentFlag) {
@@ -99,9 +101,10 @@ extension Authenticator {
         }
         if authParameter != nil && up { volatile.token.spendForCredentialOperation() }
 
-        let request = AssertionRequest(
+        var request = AssertionRequest(
             rpIDHash: rpIDHash, clientDataHash: clientDataHash, userPresent: up, userVerified: userVerified,
             hmacSecret: hmacSecret, credentialBlob: wantsCredentialBlob)
+        request.largeBlobKey = wantsLargeBlobKey
         // 11, 12. With an allow list any match will do; without, the host
         //         walks the rest with getNextAssertion.
         var response = try assertion(for: candidates[0], request)
@@ -152,6 +155,9 @@ extension Authenticator {
         if let resident = credential.resident {
             response[0x04] = UserInfo(id: resident.userID, name: resident.userName, displayName: resident.userDisplayName)
                 .cbor(includingNames: request.userVerified)
+        }
+        if request.largeBlobKey, let resident = credential.resident, resident.hasLargeBlobKey {
+            response[0x07] = .bytes(state.largeBlobKey(credentialID: credential.id))
         }
         return response
     }

@@ -51,6 +51,7 @@ extension Authenticator {
             info[0x11] = .int(Self.preferredPlatformUVAttempts)
             info[0x12] = .int(Self.uvModalityFingerprint)
         }
+        addLargeBlobsInfo(to: &info)
         return info
     }
 }

@@ -13,6 +13,8 @@ struct ResidentCredential: Equatable {
     var protection: UInt8
     /// Creation order, to list the newest first.
     var serial: UInt64
+    /// Made with the largeBlobKey extension (the key itself is derived).
+    var hasLargeBlobKey = false
 }
 
 /// An enrolled (simulated) fingerprint.
@@ -40,6 +42,8 @@ struct KeyState: Equatable {
     var residentCredentials: [ResidentCredential] = []
     var nextSerial: UInt64 = 1
     var enrollments: [Enrollment] = []
+    /// The serialized large-blob array with its hash (authenticatorLargeBlobs).
+    var largeBlobArray = LargeBlobArray.initial
 
     static let maxPINRetries = 8
     static let maxUVRetries = 8
@@ -83,6 +87,7 @@ extension KeyState {
             "enrollments": .array(enrollments.map(\.cbor)),
         ]
         if let pinHash { map["pinHash"] = .bytes(pinHash) }
+        if largeBlobArray != LargeBlobArray.initial { map["largeBlobArray"] = .bytes(largeBlobArray) }
         return CBOR.map(map).encoded()
     }
 
@@ -110,6 +115,8 @@ extension KeyState {
             .map { (item) throws(StateFileError) in try require(ResidentCredential(cbor: item), "resident credential") }
         enrollments = try require(map["enrollments"]?.arrayValue, "enrollments")
             .map { (item) throws(StateFileError) in try require(Enrollment(cbor: item), "enrollment") }
+        // Absent from state files written before large blobs, and while empty.
+        largeBlobArray = map["largeBlobArray"]?.bytesValue ?? LargeBlobArray.initial
         guard masterKey.count == 32 else { throw StateFileError.unreadable("masterKey is not 32 bytes") }
     }
 }
@@ -123,6 +130,7 @@ extension ResidentCredential {
         if let rpName { map["rpName"] = .text(rpName) }
         if let userName { map["userName"] = .text(userName) }
         if let userDisplayName { map["userDisplayName"] = .text(userDisplayName) }
+        if hasLargeBlobKey { map["largeBlobKey"] = true }
         return .map(map)
     }
 
@@ -134,7 +142,8 @@ extension ResidentCredential {
         self.init(
             id: id, rpID: rpID, rpName: map["rpName"]?.textValue, userID: userID,
             userName: map["userName"]?.textValue, userDisplayName: map["userDisplayName"]?.textValue,
-            protection: UInt8(clamping: protection), serial: serial)
+            protection: UInt8(clamping: protection), serial: serial,
+            hasLargeBlobKey: map["largeBlobKey"]?.boolValue ?? false)
     }
 }
 

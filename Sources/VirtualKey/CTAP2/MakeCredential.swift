@@ -45,6 +45,7 @@ extension Authenticator {
         }
         // 9. No enterprise attestation on this key.
         if parameters.contains(0x0A) { throw .invalidParameter }
+        let wantsLargeBlobKey = try largeBlobKeyRequested(extensions, residentKey: residentKey)
 
         // 11. User verification.
         var userVerified = false
@@ -94,7 +95,8 @@ extension Authenticator {
             state.residentCredentials.append(
                 ResidentCredential(
                     id: credentialID, rpID: rpID, rpName: rpName, userID: user.id, userName: user.name,
-                    userDisplayName: user.displayName, protection: outputs.protection, serial: state.nextSerial))
+                    userDisplayName: user.displayName, protection: outputs.protection, serial: state.nextSerial,
+                    hasLargeBlobKey: wantsLargeBlobKey))
             state.nextSerial += 1
         }
         state.signCount &+= 1
@@ -110,7 +112,10 @@ extension Authenticator {
         let format = attestationFormat(preference: try parameters.array(0x0B))
         let statement = try attestationStatement(
             format, signing: authenticatorData + clientDataHash, credentialKey: key)
-        return [0x01: .text(format == .none ? "none" : "packed"), 0x02: .bytes(authenticatorData), 0x03: statement]
+        var response: CBORMap = [0x01: .text(format == .none ? "none" : "packed"), 0x02: .bytes(authenticatorData), 0x03: statement]
+        // CTAP 2.1 §12.3: in the response map, not in authenticator data.
+        if wantsLargeBlobKey { response[0x05] = .bytes(state.largeBlobKey(credentialID: credentialID)) }
+        return response
     }
 
     /// A discoverable credential replaces one for the same account; a full

@@ -1,0 +1,168 @@
+import AuthProtocol
+import Crypto
+import FIDO2
+import SystemKit
+
+/// WebAuthn's `largeBlob` extension (Level 3 §10.1.5) at registration, in
+/// CTAP terms (CTAP 2.1 §12.3): the largeBlobKey extension, which keys make
+/// only for discoverable credentials. `supported` is whether the key
+/// returned a largeBlobKey for the new credential.
+struct LargeBlobSupport: Sendable {
+    /// `support: "required"`: only keys with large blobs are offered.
+    let required: Bool
+
+    /// nil when the request has no `largeBlob`.
+    init?(_ inputs: LargeBlobInputs?, residentKey: String) throws(RPCError) {
+        guard let inputs else { return nil }
+        guard inputs.read == nil, inputs.write == nil else {
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob: read and write belong to credentials.get; at registration only support is allowed")
+        }
+        switch inputs.support ?? "preferred" {
+        case "required": required = true
+        case "preferred": required = false
+        case let other:
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.support: \"required\" or \"preferred\", not \"\(other)\"")
+        }
+        if required && residentKey == "discouraged" {
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob: support \"required\" needs a discoverable credential; set authenticatorSelection.residentKey to \"required\"")
+        }
+    }
+
+    /// The keys that can serve the request: with `required`, those whose
+    /// getInfo lists large blobs; `unsupported` when keys are present but
+    /// none of them has it.
+    func candidates(_ keys: [RegisteredKey]) throws(RPCError) -> [RegisteredKey] {
+        guard required, !keys.isEmpty else { return keys }
+        let able = keys.filter { $0.info.storesLargeBlobs }
+        guard !able.isEmpty else {
+            throw RPCError(.unsupported, "extensions.largeBlob: support \"required\", but no key present stores large blobs (getInfo option largeBlobs); use such a key, or ask with support \"preferred\"")
+        }
+        return able
+    }
+
+    /// A key named in the request must have large blobs when they are required.
+    func check(_ key: RegisteredKey) throws(RPCError) {
+        if required && !key.info.storesLargeBlobs {
+            throw RPCError(.unsupported, "extensions.largeBlob: support \"required\", but the key \(key.product) does not store large blobs")
+        }
+    }
+
+    /// `clientExtensionResults.largeBlob`.
+    static func results(for credential: Credential) -> JSONValue {
+        var key = credential.largeBlobKey
+        defer { secureZero(&key) }
+        return ["supported": .bool(key.count == 32)]
+    }
+}
+
+/// WebAuthn's `largeBlob` at authentication: after the assertion, the
+/// blob stored under the credential's largeBlobKey is read (no
+/// verification needed) or replaced (with a pinUvAuthToken carrying the
+/// `lbw` permission, so a write always verifies the user).
+///
+/// The key and the blob are secrets of the relying party: neither is
+/// logged, and the key is zeroed once used.
+final class LargeBlobAccess: Sendable {
+    enum Access: Sendable, Equatable {
+        case read
+        case write([UInt8])
+    }
+
+    let access: Access
+    private let logger: Logger
+    /// What each credential's read or write gave, by credential id: a key
+    /// without an allow list answers for every account the chooser offers.
+    private let outcomes = Protected<[[UInt8]: JSONObject]>([:])
+
+    /// nil when the request has no `largeBlob`, or only `read: false`. A
+    /// write names its credential: WebAuthn asks for exactly one in
+    /// allowCredentials.
+    init?(_ inputs: LargeBlobInputs?, allowList: [[UInt8]], logger: Logger) throws(RPCError) {
+        guard let inputs else { return nil }
+        self.logger = logger
+        guard inputs.support == nil else {
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.support belongs to credentials.create; here use read or write")
+        }
+        switch (inputs.read ?? false, inputs.write) {
+        case (true, .some):
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob: read and write together; ask for one of them")
+        case (true, nil): access = .read
+        case (false, .some(let blob)):
+            guard !blob.bytes.isEmpty else {
+                throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.write: an empty blob; give at least one byte")
+            }
+            guard allowList.count == 1 else {
+                throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.write needs exactly one credential in allowCredentials (it has \(allowList.count)); name the credential whose blob to replace")
+            }
+            access = .write(blob.bytes)
+        case (false, nil): return nil
+        }
+    }
+
+    /// A write always verifies the user: the key accepts it only with a
+    /// pinUvAuthToken.
+    func verification(_ requested: VerificationPreference) -> VerificationPreference {
+        if case .write = access { return .required }
+        return requested
+    }
+
+    /// Refuses, before the key is touched, a write the chosen key cannot
+    /// take: a blob over its maxSerializedLargeBlobArray.
+    func check(_ key: RegisteredKey) throws(RPCError) {
+        guard case .write(let blob) = access, key.info.storesLargeBlobs else { return }
+        let limit = key.info.maxLargeBlobArray
+        if UInt64(blob.count) > limit {
+            throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.write: \(blob.count) bytes, but the key \(key.product) stores at most \(limit) bytes of large blobs (maxSerializedLargeBlobArray) for all its credentials together")
+        }
+    }
+
+    /// Reads or writes with the statement's largeBlobKey, on the device the
+    /// assertion came from, and zeroes the key in the statement. `pin` is
+    /// the PIN the assertion was verified with (nil: the key's sensor).
+    func run(on device: Device, statement: inout AssertionStatement, pin: PIN?) {
+        var key = statement.largeBlobKey
+        secureZero(&statement.largeBlobKey)
+        statement.largeBlobKey = []
+        defer { secureZero(&key) }
+        let result: JSONObject
+        switch access {
+        case .read:
+            do throws(FIDO2Error) {
+                guard key.count == 32, var blob = try device.largeBlob(key: key) else {
+                    result = [:]
+                    break
+                }
+                result = ["blob": .string(Base64URL.encode(blob))]
+                secureZero(&blob)
+            } catch {
+                logger.notice("largeBlob: the read from the key failed: \(error.name)")
+                result = [:]
+            }
+        case .write(let blob):
+            guard key.count == 32 else {
+                result = ["written": false]
+                break
+            }
+            do throws(FIDO2Error) {
+                try device.setLargeBlob(blob, key: key, pin: pin)
+                result = ["written": true]
+            } catch {
+                // WebAuthn reports a failed write as written: false; the
+                // reason (never the blob or the key) goes to the log.
+                logger.notice("largeBlob: the write to the key failed: \(error.name)")
+                result = ["written": false]
+            }
+        }
+        outcomes.withLock { $0[statement.credentialID] = result }
+    }
+
+    /// `clientExtensionResults.largeBlob` of the credential that signed:
+    /// `{blob}` (absent when none is stored, or the key has no large
+    /// blobs), or `{written}`.
+    func results(for credentialID: [UInt8]) -> JSONValue { .object(outcomes.withLock { $0[credentialID] ?? [:] }) }
+}
+
+extension AuthenticatorInfo {
+    /// getInfo's `largeBlobs` option with the largeBlobKey extension.
+    var storesLargeBlobs: Bool { options["largeBlobs"] == true && extensions.contains("largeBlobKey") }
+}
