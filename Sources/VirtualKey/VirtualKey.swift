@@ -28,6 +28,9 @@ public final class VirtualKey: Sendable {
     /// Creates the key; with a state file, loads it or creates it.
     public init(configuration: VirtualKeyConfiguration = VirtualKeyConfiguration()) throws(VirtualKeyError) {
         self.configuration = configuration
+        if configuration.ctap == .u2f && configuration.initialPIN != nil {
+            throw .configuration("a U2F key (ctap=u2f) has no PIN: leave pin= out")
+        }
         let store = KeyStateStore(path: configuration.stateFile)
         let state: KeyState
         do {
@@ -55,7 +58,8 @@ public final class VirtualKey: Sendable {
         authenticator = Authenticator(configuration: configuration, state: state, store: store, user: user)
         faults = FaultInjector()
         faults.setRules(configuration.faultRules)
-        transport = CTAPHIDTransport(processor: authenticator, faults: faults)
+        let u2f = configuration.ctap == .u2f ? U2FAuthenticator(authenticator: authenticator, user: user) : nil
+        transport = CTAPHIDTransport(processor: authenticator, messageProcessor: u2f, faults: faults)
         faults.onVanish { [weak self] in self?.unplug() }
     }
 

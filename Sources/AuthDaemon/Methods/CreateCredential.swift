@@ -32,9 +32,10 @@ extension Broker {
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
             let key = try await chooseKey(named: options.authenticator, from: orderedKeys, for: operation)
+            if key.info.isU2FOnly, let refusal = U2FOnlyKey.refusal(of: request, extensions: options.extensions) { throw refusal }
             try await acquire(key, for: operation)
             let credential: Credential
-            let fido = request.fidoRequest(residentKeySupported: key.info.options["rk"] == true)
+            let fido = U2FOnlyKey.fitted(request.fidoRequest(residentKeySupported: key.info.options["rk"] == true), to: key)
             do throws(RPCError) {
                 credential = try await withUserVerification(
                     on: key, preference: request.verification, for: operation, activity: "registering"

@@ -32,6 +32,7 @@ extension Broker {
                 label(probed.holding, for: uid)
             }
             let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
+            if key.info.isU2FOnly, let refusal = U2FOnlyKey.refusal(allowList: allowed, verification: verification) { throw refusal }
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.
@@ -45,7 +46,7 @@ extension Broker {
             var request = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash(clientData.hash))
             request.allowList = allowed
             request.credentialBlob = wantsBlob
-            let base = request
+            let base = U2FOnlyKey.fitted(request, to: key)
 
             try await acquire(key, for: operation)
             let statement: AssertionStatement
@@ -66,7 +67,7 @@ extension Broker {
             let registration = store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults: JSONObject = [:]
-            if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
+            if wantsBlob && !key.info.isU2FOnly { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
                 registration: registration))
