@@ -198,3 +198,58 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(6))
     }
 }
+
+extension U2FOnlyKeyTests {
+    /// Beside a FIDO2 key, the U2F key is not offered for what it cannot
+    /// do, and both are offered for what it can.
+    @Test func aU2FKeyBesideAFIDO2KeyIsOfferedOnlyForWhatItCanDo() async throws {
+        let daemon = try DaemonProcess(["--virtual-key", "name=FIDO2 Key", "--virtual-key", "name=U2F Key,ctap=u2f"])
+        let keys = try await daemon.waitForKeys(2)
+        #expect(keys.map(\.ctap) == [.fido2, .u2f])
+        let client = try daemon.client()
+        let ui = ScriptedUI(choice: .authenticator(id: "v2"))
+        client.setUI(ui)
+        // A passkey: only the FIDO2 key can hold it, so nobody is asked to choose.
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.getCredential(WebAuthnFixtures.getParams())
+        #expect(ui.offeredKeys.isEmpty, "offered: \(ui.offeredKeys)")
+        // A plain registration: both are offered, and the U2F key is chosen.
+        let created = try await client.createCredential(WebAuthnFixtures.createParams())
+        #expect(ui.offeredKeys.last?.map(\.id) == ["v1", "v2"])
+        #expect(created.registration?.aaguid == "00000000-0000-0000-0000-000000000000", "made by the U2F key")
+        // Asked for it by id: the FIDO2 key says silently that it holds
+        // none, so the U2F key is the only one left, and nobody is asked.
+        let offeredBefore = ui.offeredKeys.count
+        let id = try #require(created.registration?.id)
+        let assertion = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id]))
+        #expect(WebAuthnFixtures.credentialID(of: assertion.credential).map(Base64URL.encode) == id)
+        #expect(ui.offeredKeys.count == offeredBefore)
+    }
+
+    /// `authctl register` and `authctl assert` print what Debian's
+    /// fido2-tools verify, for a fido-u2f credential too.
+    @Test func fido2ToolsVerifyWhatAuthctlPrintsForAU2FKey() async throws {
+        try #require(isInstalled("fido2-cred") && isInstalled("fido2-assert"), "needs Debian's fido2-tools")
+        let daemon = try DaemonProcess(["--virtual-key", "name=U2F,ctap=u2f"])
+        _ = try await daemon.waitForKeys(1)
+        let registered = try authctl(daemon, ["register", "--rp", "example.org", "--user", "alice", "--format", "fido2-tools"])
+        try #require(registered.status == 0, "\(registered.standardError)\n\(daemon.log)")
+        let lines = registered.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7 && lines[2] == "fido-u2f", "\(lines)")
+        let verified = try run("/usr/bin/fido2-cred", ["-V"], input: registered.standardOutput)
+        try #require(verified.status == 0, "fido2-cred -V: \(verified.standardError)")
+        let forgedRegistration = registered.standardOutput.replacingOccurrences(of: "\nexample.org\n", with: "\nexample.com\n")
+        #expect(try run("/usr/bin/fido2-cred", ["-V"], input: forgedRegistration).status != 0)
+
+        let directory = TemporaryDirectory()
+        let publicKey = directory.file("u2f.pem")
+        try String(verified.standardOutput.drop { $0 != "\n" }.dropFirst()).write(toFile: publicKey, atomically: true, encoding: .utf8)
+        let credentialID = lines[4].replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let asserted = try authctl(daemon, ["assert", "--rp", "example.org", "--credential", credentialID, "--format", "fido2-tools"])
+        try #require(asserted.status == 0, "\(asserted.standardError)\n\(daemon.log)")
+        #expect(try run("/usr/bin/fido2-assert", ["-V", "-p", publicKey, "es256"], input: asserted.standardOutput).status == 0)
+        let forged = asserted.standardOutput.replacingOccurrences(of: "\nexample.org\n", with: "\nexample.com\n")
+        #expect(try run("/usr/bin/fido2-assert", ["-V", publicKey, "es256"], input: forged).status != 0)
+    }
+}

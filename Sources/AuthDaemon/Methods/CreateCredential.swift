@@ -31,7 +31,8 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            let key = try await chooseKey(named: options.authenticator, from: orderedKeys, for: operation)
+            let offered = U2FOnlyKey.offered(orderedKeys, refusing: U2FOnlyKey.refusal(of: request, extensions: options.extensions))
+            let key = try await chooseKey(named: options.authenticator, from: offered, for: operation)
             if key.info.isU2FOnly, let refusal = U2FOnlyKey.refusal(of: request, extensions: options.extensions) { throw refusal }
             try await acquire(key, for: operation)
             let credential: Credential

@@ -25,7 +25,7 @@ extension Broker {
         let uid = session.peer.uid
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            var candidates = orderedKeys
+            var candidates = U2FOnlyKey.offered(orderedKeys, refusing: U2FOnlyKey.refusal(allowList: allowed, verification: verification))
             if options.authenticator == nil && !allowed.isEmpty && candidates.count > 1 {
                 let probed = await probe(candidates, for: allowed, rpID: rpID, operation: operation)
                 candidates = probed.candidates

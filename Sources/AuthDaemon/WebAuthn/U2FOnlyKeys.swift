@@ -52,6 +52,16 @@ enum U2FOnlyKey {
         RPCError(.unsupported, "\(method): \(speaksOnlyU2F), which has no PIN, no stored credentials, no fingerprints and no settings to manage, and cannot be reset by a host")
     }
 
+    /// The keys to offer for a request: without the U2F-only keys that
+    /// would refuse it, as long as another key is left to serve it (a
+    /// browser does not offer them either). With only such keys present
+    /// they stay, so that the request is refused with the reason.
+    static func offered(_ keys: [RegisteredKey], refusing refusal: RPCError?) -> [RegisteredKey] {
+        guard refusal != nil else { return keys }
+        let able = keys.filter { !$0.info.isU2FOnly }
+        return able.isEmpty ? keys : able
+    }
+
     /// A registration as U2F can make it: non-discoverable, without the
     /// CTAP2 extensions (libfido2's U2F path refuses a request with any).
     static func fitted(_ request: MakeCredentialRequest, to key: RegisteredKey) -> MakeCredentialRequest {
