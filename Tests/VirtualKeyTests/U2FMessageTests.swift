@@ -184,6 +184,24 @@ import VirtualKey
         try device.getAssertion(assertionRequest(allow: [credential.credentialID])).verify(es256PublicKey: credential.publicKey)
     }
 
+    /// Whatever bytes arrive, each gets a status word, and the key works on.
+    @Test func randomAPDUsEachGetAStatusWord() throws {
+        let known: Set<UInt16> = [0x9000, 0x6985, 0x6A80, 0x6700, 0x6D00, 0x6E00]
+        for round in 0..<300 {
+            var apdu = secureRandomBytes(Int.random(in: 1...300))
+            // Half of them reach the instructions U2F has.
+            if round % 2 == 0, apdu.count > 1 {
+                apdu[0] = 0
+                apdu[1] = UInt8.random(in: 1...3)
+            }
+            let reply = try message(apdu)
+            #expect(known.contains(reply.status), "\(apdu): \(String(reply.status, radix: 16))")
+        }
+        let device = try key.openDevice()
+        let credential = try device.makeCredential(registrationRequest())
+        try device.getAssertion(assertionRequest(allow: [credential.credentialID])).verify(es256PublicKey: credential.publicKey)
+    }
+
     // MARK: Presence
 
     @Test func conditionsAreNotSatisfiedUntilTheUserTouchesAndATouchIsUsedOnce() throws {
