@@ -28,20 +28,21 @@ final class U2FPresence: Sendable {
         let now = ContinuousClock.now
         let presses = user.pressCount
         return wait.withLock { wait in
-            if wait == nil || now - wait!.lastPoll > Self.abandonedAfter {
-                wait = Wait(started: now, lastPoll: now, pressesBefore: presses)
+            var current = Wait(started: now, lastPoll: now, pressesBefore: presses)
+            if let previous = wait, now - previous.lastPoll <= Self.abandonedAfter {
+                current = previous
+                current.lastPoll = now
             }
-            wait!.lastPoll = now
             let touched: Bool
             switch user.presence {
             case .immediate: touched = true
-            case .after(let delay): touched = now - wait!.started >= delay
-            case .manual: touched = presses > wait!.pressesBefore
+            case .after(let delay): touched = now - current.started >= delay
+            case .manual: touched = presses > current.pressesBefore
             // U2F has no way to refuse, and no timeout of its own: the key
             // keeps answering "not yet" until the host stops asking.
             case .never, .denied: touched = false
             }
-            if touched { wait = nil }
+            wait = touched ? nil : current
             return touched
         }
     }

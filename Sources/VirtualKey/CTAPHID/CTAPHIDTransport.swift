@@ -60,9 +60,11 @@ final class CTAPHIDTransport: Sendable {
     static let keepaliveInterval = 100
 
     static let capabilities: CTAPHIDCapabilities = [.wink, .cbor, .noMessage]
+    /// A U2F-only key's: neither CBOR nor NMSG.
+    static let u2fCapabilities: CTAPHIDCapabilities = [.wink]
 
-    /// INIT's capability flags: a U2F-only key has neither CBOR nor NMSG.
-    var capabilities: CTAPHIDCapabilities { messageProcessor == nil ? Self.capabilities : [.wink] }
+    /// INIT's capability flags, as the key's personality has them.
+    var capabilities: CTAPHIDCapabilities { messageProcessor == nil ? Self.capabilities : Self.u2fCapabilities }
 
     /// The commands a host may send besides INIT and CANCEL.
     private var acceptedCommands: [CTAPHIDCommand] { messageProcessor == nil ? [.ping, .wink, .cbor] : [.ping, .wink, .msg] }
