@@ -253,3 +253,19 @@ extension U2FOnlyKeyTests {
         #expect(try run("/usr/bin/fido2-assert", ["-V", publicKey, "es256"], input: forged).status != 0)
     }
 }
+
+extension U2FOnlyKeyTests {
+    /// A U2F key that loses a touch-to-select race has answered polls that
+    /// nobody reads any more; none of them may be taken for the answer to
+    /// its next request.
+    @Test func aU2FKeyThatLostATouchRaceServesItsNextRequest() async throws {
+        let daemon = try DaemonProcess([
+            "--virtual-key", "name=FIDO2 Key,presence=after:300ms", "--virtual-key", "name=U2F Key,ctap=u2f,presence=after:2500ms",
+        ])
+        _ = try await daemon.waitForKeys(2)
+        let client = try daemon.client()
+        client.setUI(ScriptedUI())
+        #expect(try await client.selectByTouch(timeout: .seconds(10)).id == "v1")
+        try await registerAndAuthenticate(client, key: "v2")
+    }
+}
