@@ -19,20 +19,21 @@ extension Broker {
             transaction: options.transaction)
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
         let verification = VerificationPreference(options.userVerification)
+        let u2fRefusal = U2FOnlyKey.refusal(allowList: allowed, verification: verification)
         let wantsBlob = options.extensions?.getCredBlob == true
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
         let uid = session.peer.uid
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            var candidates = U2FOnlyKey.offered(orderedKeys, refusing: U2FOnlyKey.refusal(allowList: allowed, verification: verification))
+            var candidates = U2FOnlyKey.offered(orderedKeys, refusing: u2fRefusal)
             if options.authenticator == nil && !allowed.isEmpty && candidates.count > 1 {
                 let probed = await probe(candidates, for: allowed, rpID: rpID, operation: operation)
                 candidates = probed.candidates
                 label(probed.holding, for: uid)
             }
             let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
-            if key.info.isU2FOnly, let refusal = U2FOnlyKey.refusal(allowList: allowed, verification: verification) { throw refusal }
+            if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.
