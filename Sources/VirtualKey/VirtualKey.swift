@@ -2,7 +2,9 @@ import FIDO2
 import Synchronization
 import SystemKit
 
-/// A complete software CTAP 2.1 authenticator behind a CTAPHID interface.
+/// A complete software CTAP 2.1 authenticator behind a CTAPHID interface;
+/// with `configuration.ctap == .u2f`, a key that speaks only CTAP1/U2F
+/// (`U2FAuthenticator`) instead.
 ///
 /// Hosts reach it through front ends: `connect()` gives an in-process
 /// connection for libfido2's custom I/O; `VirtualKeySocketServer` serves it

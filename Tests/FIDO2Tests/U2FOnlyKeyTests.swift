@@ -148,6 +148,14 @@ import VirtualKey
         #expect(ctap2.statement(at: 0).signCount == before + 2)
     }
 
+    @Test func injectedFaultsHitU2FRepliesToo() throws {
+        // The first reply (to REGISTER) garbled: its reserved byte is not 0x05.
+        let device = try u2fKey { $0.fault = .corruptReport(index: 0) }.openDevice()
+        #expect(throws: FIDO2Error.rx) { try device.makeCredential(registrationRequest()) }
+        let credential = try device.makeCredential(registrationRequest())
+        try credential.verify()
+    }
+
     @Test func aU2FKeyTakesNoPIN() throws {
         #expect(throws: VirtualKeyError.self) { try u2fKey { $0.initialPIN = "123456" } }
         #expect(throws: VirtualKeyError.self) { try VirtualKeyConfiguration(spec: "ctap=u2f2") }
