@@ -9,9 +9,12 @@ import Synchronization
 /// in thread-local storage. Every entry point of this module therefore calls
 /// `ensureInitialized()`, so no caller and no thread can forget it.
 ///
-/// U2F fallback is off: every key this project drives speaks CTAP2, and a
-/// silent fall back to U2F after a failed getInfo turns one clear error into
-/// many confusing ones (LIBFIDO2-NOTES.md).
+/// U2F fallback is off: a silent fall back to U2F after a CTAP2 key's
+/// getInfo failed turns one clear error into many confusing ones
+/// (LIBFIDO2-NOTES.md). Keys that speak only U2F still work: libfido2
+/// decides by the CBOR capability of the CTAPHID INIT reply, sends such a
+/// key no getInfo at all, and the flag applies only when getInfo fails
+/// (libfido2 1.12 `fido_dev_open_rx`; see `AuthenticatorInfo.u2fOnly`).
 public enum FIDO2Library {
     private static let debugEnabled = Atomic<Bool>(false)
 

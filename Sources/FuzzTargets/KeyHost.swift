@@ -96,13 +96,21 @@ final class KeyHost {
     }
 
     /// Waits until the key has finished what was sent: a new connection, so
-    /// that an unfinished message is abandoned, and a getInfo, which the
-    /// key's firmware runs only after the requests before it.
+    /// that an unfinished message is abandoned, and a getInfo (a U2F key's
+    /// VERSION), which the key's firmware runs only after the requests
+    /// before it.
     func settle() {
         if !key.isPluggedIn { key.plugIn() }
         reconnect()
         let channel = allocateChannel()
-        require(cbor(channel: channel, [0x04])?.first == 0, "getInfo failed after the input")
+        if key.configuration.ctap == .u2f {
+            drain()
+            send(channel: channel, command: CTAPHIDCommand.msg.rawValue, payload: [0, 3, 0, 0])
+            let reply = message(timeoutMilliseconds: Self.hangLimitMilliseconds)
+            require(reply?.payload.suffix(2).elementsEqual([0x90, 0x00]) == true, "U2F VERSION failed after the input")
+        } else {
+            require(cbor(channel: channel, [0x04])?.first == 0, "getInfo failed after the input")
+        }
         connection.close()
     }
 }

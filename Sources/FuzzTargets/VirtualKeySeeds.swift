@@ -18,7 +18,7 @@ enum VirtualKeySeeds {
     private struct Reports {
         var bytes: [UInt8]
 
-        init(setup: UInt8) { bytes = [0, setup] }
+        init(setup: UInt8, mode: UInt8 = 0) { bytes = [mode, setup] }
 
         mutating func add(_ report: [UInt8], control: UInt8 = 0) {
             bytes += [control] + report + [UInt8](repeating: 0, count: CTAPHID.reportSize - report.count)
@@ -75,7 +75,26 @@ enum VirtualKeySeeds {
         errors.add(header(channel, 0x86, [0, 8] + nonce))  // INIT resynchronises
         errors.add(header(channel, 0x90, [0, 1, 4]), control: 0x04)  // after a power cycle
 
-        return [("seed-hid-basics", basics.bytes), ("seed-hid-register", register.bytes), ("seed-hid-errors", errors.bytes)]
+        // A U2F-only key (mode 2): VERSION, REGISTER, AUTHENTICATE in each
+        // control, in both APDU encodings, and the CBOR it refuses.
+        var u2f = Reports(setup: 0, mode: 2)
+        u2f.initialize()
+        let challengeAndApplication = [UInt8](repeating: 0x11, count: 32) + SHA256.hash(Array("example.org".utf8))
+        u2f.message(channel, .msg, [0, 3, 0, 0, 0, 0, 0])
+        u2f.message(channel, .msg, [0, 3, 0, 0])
+        u2f.message(channel, .msg, [0, 1, 3, 0, 0, 0, 64] + challengeAndApplication + [0, 0])
+        u2f.message(channel, .msg, [0, 1, 0, 0, 64] + challengeAndApplication)
+        for control: UInt8 in [0x07, 0x03, 0x08] {
+            let handle = [UInt8](repeating: 0x22, count: 64)
+            u2f.message(channel, .msg, [0, 2, control, 0, 0, 0, 129] + challengeAndApplication + [64] + handle + [0, 0])
+        }
+        u2f.message(channel, .msg, [0x80, 4, 0, 0])
+        u2f.message(channel, .cbor, [CTAP2Command.getInfo.rawValue])
+
+        return [
+            ("seed-hid-basics", basics.bytes), ("seed-hid-register", register.bytes), ("seed-hid-errors", errors.bytes),
+            ("seed-hid-u2f", u2f.bytes),
+        ]
     }
 
     // MARK: CTAP2 requests (mode 1)

@@ -8,13 +8,15 @@ import VirtualKey
 /// fuzzer gets past the signature checks of credential management, bio
 /// enrollment and config.
 ///
-/// The first byte chooses (even: reports, odd: CTAP2 requests), the second
-/// configures the key (`KeySetup`). The key must never crash or hang, and
-/// its CTAP2 replies must be well formed.
+/// The first byte chooses (even: reports, odd: CTAP2 requests; reports
+/// with bit 0x02 set go to a key of the U2F personality, whose APDUs come
+/// in CTAPHID_MSG), the second configures the key (`KeySetup`). The key
+/// must never crash or hang, and its CTAP2 replies must be well formed.
 public func fuzzVirtualKey(_ data: [UInt8]) {
     var input = FuzzInput(data)
     let mode = input.byte()
-    let setup = KeySetup(input.byte())
+    var setup = KeySetup(input.byte())
+    if mode & 0x03 == 0x02 { setup.speakOnlyU2F() }
     let key: VirtualKey
     FuzzTrace.log("making a key")
     do { key = try VirtualKey(configuration: setup.configuration) } catch {
@@ -46,6 +48,13 @@ struct KeySetup {
         configuration.attestation = [.packed, .selfAttestation, .none, .packed][Int(bits >> 4 & 0x03)]
         if bits & 0x40 != 0 { configuration.residentCredentialCapacity = 2 }
         if bits & 0x80 != 0 { configuration.enrollmentSamples = 1 }
+    }
+
+    /// The U2F personality, which takes no PIN.
+    mutating func speakOnlyU2F() {
+        configuration.ctap = .u2f
+        configuration.initialPIN = nil
+        pin = nil
     }
 }
 
@@ -116,7 +125,10 @@ struct OutgoingRequests {
             guard command != CTAPHIDCommand.cancel.rawValue else { return nil }
             // A new message replaces the last (INIT resynchronises the channel).
             incomplete[channel] = nil
-            guard command == CTAPHIDCommand.cbor.rawValue, length > 0, length <= CTAPHID.maxMessageSize else { return nil }
+            // A U2F key's MSG is answered as a CBOR request is; a CTAP2 key refuses it at once.
+            guard command == CTAPHIDCommand.cbor.rawValue || command == CTAPHIDCommand.msg.rawValue, length > 0,
+                length <= CTAPHID.maxMessageSize
+            else { return nil }
             guard length > CTAPHID.initializationDataSize else { return channel }
             incomplete[channel] = (length - CTAPHID.initializationDataSize, 0)
         case .continuation(let channel, let sequence, _)?:

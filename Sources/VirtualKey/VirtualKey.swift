@@ -2,7 +2,9 @@ import FIDO2
 import Synchronization
 import SystemKit
 
-/// A complete software CTAP 2.1 authenticator behind a CTAPHID interface.
+/// A complete software CTAP 2.1 authenticator behind a CTAPHID interface;
+/// with `configuration.ctap == .u2f`, a key that speaks only CTAP1/U2F
+/// (`U2FAuthenticator`) instead.
 ///
 /// Hosts reach it through front ends: `connect()` gives an in-process
 /// connection for libfido2's custom I/O; `VirtualKeySocketServer` serves it
@@ -28,6 +30,9 @@ public final class VirtualKey: Sendable {
     /// Creates the key; with a state file, loads it or creates it.
     public init(configuration: VirtualKeyConfiguration = VirtualKeyConfiguration()) throws(VirtualKeyError) {
         self.configuration = configuration
+        if configuration.ctap == .u2f && configuration.initialPIN != nil {
+            throw .configuration("a U2F key (ctap=u2f) has no PIN: leave pin= out")
+        }
         let store = KeyStateStore(path: configuration.stateFile)
         let state: KeyState
         do {
@@ -55,7 +60,8 @@ public final class VirtualKey: Sendable {
         authenticator = Authenticator(configuration: configuration, state: state, store: store, user: user)
         faults = FaultInjector()
         faults.setRules(configuration.faultRules)
-        transport = CTAPHIDTransport(processor: authenticator, faults: faults)
+        let u2f = configuration.ctap == .u2f ? U2FAuthenticator(authenticator: authenticator, user: user) : nil
+        transport = CTAPHIDTransport(processor: authenticator, messageProcessor: u2f, faults: faults)
         faults.onVanish { [weak self] in self?.unplug() }
     }
 

@@ -10,7 +10,8 @@ let usage = """
     Usage: authkeyd-virtkey --socket PATH [--uhid] [--SETTING VALUE]...
            authkeyd-virtkey --uhid [--SETTING VALUE]...
 
-    Serves one virtual CTAP 2.1 security key.
+    Serves one virtual CTAP 2.1 security key (or, with --ctap u2f, a
+    U2F-only one).
 
       --socket PATH   on a Unix SOCK_SEQPACKET socket: one 64-byte CTAPHID
                       report per message, no report-ID byte. Several hosts

@@ -244,7 +244,7 @@ public actor Broker {
         let info: AuthenticatorInfo
         do {
             try await worker.open(open)
-            info = try await worker.run { device throws(FIDO2Error) in try device.info() }
+            info = try await worker.run { device throws(FIDO2Error) in try device.infoOrU2FProfile() }
         } catch {
             logger.warning("cannot use the key at \(path): \(error)")
             worker.stop()

@@ -22,6 +22,7 @@ extension Broker {
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
         let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
             ?? VerificationPreference(options.userVerification)
+        let u2fRefusal = U2FOnlyKey.refusal(allowList: allowed, verification: verification)
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
@@ -29,13 +30,14 @@ extension Broker {
         let uid = session.peer.uid
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            var candidates = orderedKeys
+            var candidates = U2FOnlyKey.offered(orderedKeys, refusing: u2fRefusal)
             if options.authenticator == nil && !allowed.isEmpty && candidates.count > 1 {
                 let probed = await probe(candidates, for: allowed, rpID: rpID, operation: operation)
                 candidates = probed.candidates
                 label(probed.holding, for: uid)
             }
             let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
+            if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
             try largeBlob?.check(key)
 
             // The user confirms before anything is signed; the details go
@@ -52,7 +54,7 @@ extension Broker {
             request.credentialBlob = wantsBlob
             request.largeBlobKey = largeBlob != nil
             let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
-            let base = hmacSecret.request
+            let base = U2FOnlyKey.fitted(hmacSecret.request, to: key)
 
             try await acquire(key, for: operation)
             var statements: [AssertionStatement]
@@ -81,7 +83,7 @@ extension Broker {
             let registration = store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults = hmacSecret.results(taking: &statement)
-            if wantsBlob { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
+            if wantsBlob && !key.info.isU2FOnly { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }
             if let largeBlob { extensionResults["largeBlob"] = largeBlob.results(for: statement.credentialID) }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),

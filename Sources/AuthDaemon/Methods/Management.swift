@@ -36,6 +36,7 @@ extension Broker {
         _ body: @escaping (Operation, RegisteredKey) async throws(RPCError) -> ManagementResult
     ) throws(RPCError) -> Handling {
         let key = try requireKey(keyID)
+        if key.info.isU2FOnly { throw U2FOnlyKey.managementRefusal(method) }
         let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
         let timeout = configuration.requestTimeout
         return try start(method, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in

@@ -71,6 +71,12 @@ extension Broker {
             }
         }
         race.end()
+        // A U2F key cannot be cancelled and answers every poll, each of
+        // which asked again: on a new channel, its last answer is left behind.
+        if !device.isFIDO2 {
+            try? device.reopen()
+            return
+        }
         try? device.cancel()
         for _ in 0..<10 {
             do {

@@ -89,6 +89,7 @@ extension Broker {
     func perform<T: Sendable>(
         _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDOFailure) -> T {
+        if key.info.isU2FOnly { return try await performPolling(key, for: operation, body) }
         do { try operation.checkCancelled() } catch { throw .cancelled(error) }
         let timeout = operation.remaining
         do {

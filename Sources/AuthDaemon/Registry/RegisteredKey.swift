@@ -36,7 +36,7 @@ final class RegisteredKey: Sendable {
 
     /// Reads getInfo again; true when it changed.
     func refreshInfo() async -> Bool {
-        guard let fresh = try? await worker.run({ device throws(FIDO2Error) in try device.info() }) else { return false }
+        guard let fresh = try? await worker.run({ device throws(FIDO2Error) in try device.infoOrU2FProfile() }) else { return false }
         return cachedInfo.withLock { info in
             defer { info = fresh }
             return info != fresh
@@ -54,7 +54,7 @@ final class RegisteredKey: Sendable {
             rk: info.options["rk"] == true,
             credMgmt: info.options["credMgmt"] == true || info.options["credentialMgmtPreview"] == true,
             bioEnroll: info.options["bioEnroll"] != nil || info.options["userVerificationMgmtPreview"] != nil,
-            alwaysUv: info.options["alwaysUv"] == true)
+            alwaysUv: info.options["alwaysUv"] == true, ctap: info.isU2FOnly ? .u2f : .fido2)
     }
 
     /// getInfo as the protocol carries it, with the retries read now.

@@ -15,6 +15,12 @@ enum CredentialJSON {
         var authenticatorData = credential.authenticatorData
         var format = credential.format
         var statement: CBOR = (try? CBOR.decode(credential.attestationStatementCBOR)) ?? .map([:])
+        // fido-u2f's statement is {sig, x5c} (WebAuthn §8.6), as browsers
+        // send it; libfido2's U2F path adds an alg.
+        if format == "fido-u2f", var members = statement.mapValue {
+            members["alg"] = nil
+            statement = .map(members)
+        }
         if conveyance == "none" || conveyance.isEmpty {
             format = "none"
             statement = .map([:])

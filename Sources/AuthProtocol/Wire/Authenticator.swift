@@ -10,6 +10,16 @@ public enum Transport: String, Codable, Sendable, CaseIterable {
     case uhid
 }
 
+/// The protocol a key speaks, as `Authenticator.ctap` gives it.
+public enum CTAPLevel: String, Codable, Sendable, CaseIterable {
+    /// CTAP 2 (FIDO2): every method of the protocol that the key's options allow.
+    case fido2
+    /// CTAP1/U2F only: non-discoverable credentials with a touch, nothing
+    /// else: no discoverable credentials, no user verification, no PIN, no
+    /// credential management, no CTAP2 extensions.
+    case u2f
+}
+
 /// A key as `authenticators.list` shows it (PROTOCOL.md "Authenticator").
 public struct Authenticator: Codable, Sendable, Equatable {
     /// Stable while the key stays present.
@@ -35,11 +45,13 @@ public struct Authenticator: Codable, Sendable, Equatable {
     public var credMgmt: Bool
     public var bioEnroll: Bool
     public var alwaysUv: Bool
+    /// `u2f` for a key that speaks only CTAP1/U2F.
+    public var ctap: CTAPLevel
 
     public init(
         id: String, path: String, transport: Transport, manufacturer: String, product: String, vendorId: Int,
         productId: Int, aaguid: String, name: String? = nil, pin: Bool, pinSet: Bool, uv: Bool, uvSet: Bool,
-        rk: Bool, credMgmt: Bool, bioEnroll: Bool, alwaysUv: Bool
+        rk: Bool, credMgmt: Bool, bioEnroll: Bool, alwaysUv: Bool, ctap: CTAPLevel = .fido2
     ) {
         self.id = id
         self.path = path
@@ -58,6 +70,7 @@ public struct Authenticator: Codable, Sendable, Equatable {
         self.credMgmt = credMgmt
         self.bioEnroll = bioEnroll
         self.alwaysUv = alwaysUv
+        self.ctap = ctap
     }
 }
 

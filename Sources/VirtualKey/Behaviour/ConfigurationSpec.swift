@@ -11,6 +11,7 @@ extension VirtualKeyConfiguration {
         ("name", "TEXT", "product name the key reports"),
         ("manufacturer", "TEXT", "manufacturer name"),
         ("aaguid", "32 HEX DIGITS", "the key model's AAGUID"),
+        ("ctap", "fido2|u2f", "the protocol the key speaks: CTAP 2.1 (default), or U2F (CTAP1) only, as keys made before FIDO2"),
         ("pin", "PIN", "a PIN to set when the key is created"),
         ("presence", "immediate|after:DURATION|never|denied|manual", "how the simulated user answers a touch request"),
         ("presence-timeout", "DURATION", "how long the key waits for a touch (default 30s)"),
@@ -52,6 +53,9 @@ extension VirtualKeyConfiguration {
         case "aaguid":
             guard let bytes = Self.hexBytes(value), bytes.count == 16 else { throw invalid("32 hex digits") }
             aaguid = bytes
+        case "ctap":
+            guard let personality = CTAPPersonality(rawValue: value) else { throw invalid("fido2 or u2f") }
+            ctap = personality
         case "pin": initialPIN = value
         case "presence":
             switch value {

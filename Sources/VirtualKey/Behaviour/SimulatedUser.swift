@@ -36,6 +36,10 @@ final class SimulatedUser: Sendable {
         set { state.withLock { $0.verification = newValue } }
     }
 
+    /// How often the button has been pressed: a U2F key, which polls
+    /// rather than waits, counts the presses since a request began.
+    var pressCount: UInt64 { state.withLock { $0.presses } }
+
     /// The button is pressed (for `.manual`).
     func touch() {
         state.withLock { state in

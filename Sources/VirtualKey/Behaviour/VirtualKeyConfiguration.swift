@@ -36,6 +36,8 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     /// 16 bytes. The default identifies the authkeyd virtual key model.
     public var aaguid: [UInt8] = VirtualKeyConfiguration.defaultAAGUID
     public var firmwareVersion: UInt64 = 0x0001_0000
+    /// CTAP 2.1, or U2F only (`ctap=u2f`).
+    public var ctap: CTAPPersonality = .fido2
     public var presence: PresenceBehaviour = .immediate
     public var userVerification: UserVerificationBehaviour = .match
     /// A simulated fingerprint sensor: bio enrollment and built-in UV.

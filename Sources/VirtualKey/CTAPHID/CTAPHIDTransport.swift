@@ -47,6 +47,9 @@ final class CTAPHIDTransport: Sendable {
 
     private let state = Protected(State())
     private let processor: any CBORCommandProcessor
+    /// CTAPHID_MSG's processor, for a key of the `u2f` personality; nil for
+    /// a CTAP2 key, which offers no CTAPHID_MSG.
+    private let messageProcessor: (any MessageCommandProcessor)?
     private let faults: FaultInjector
     private let firmware = DispatchQueue(label: "authkeyd.virtual-key.firmware")
     private let timers = DispatchQueue(label: "authkeyd.virtual-key.timers")
@@ -57,12 +60,21 @@ final class CTAPHIDTransport: Sendable {
     static let keepaliveInterval = 100
 
     static let capabilities: CTAPHIDCapabilities = [.wink, .cbor, .noMessage]
+    /// A U2F-only key's: neither CBOR nor NMSG.
+    static let u2fCapabilities: CTAPHIDCapabilities = [.wink]
+
+    /// INIT's capability flags, as the key's personality has them.
+    var capabilities: CTAPHIDCapabilities { messageProcessor == nil ? Self.capabilities : Self.u2fCapabilities }
+
+    /// The commands a host may send besides INIT and CANCEL.
+    private var acceptedCommands: [CTAPHIDCommand] { messageProcessor == nil ? [.ping, .wink, .cbor] : [.ping, .wink, .msg] }
 
     init(
-        processor: any CBORCommandProcessor, faults: FaultInjector, version: Version = Version(),
-        messageTimeout: Duration = .milliseconds(500)
+        processor: any CBORCommandProcessor, messageProcessor: (any MessageCommandProcessor)? = nil,
+        faults: FaultInjector, version: Version = Version(), messageTimeout: Duration = .milliseconds(500)
     ) {
         self.processor = processor
+        self.messageProcessor = messageProcessor
         self.faults = faults
         self.version = version
         self.messageTimeout = messageTimeout
@@ -127,7 +139,7 @@ final class CTAPHIDTransport: Sendable {
         var reply = Array(nonce.prefix(8))
         reply += [UInt8(assigned >> 24), UInt8(truncatingIfNeeded: assigned >> 16),
                   UInt8(truncatingIfNeeded: assigned >> 8), UInt8(truncatingIfNeeded: assigned)]
-        reply += [CTAPHID.protocolVersion, version.major, version.minor, version.build, Self.capabilities.rawValue]
+        reply += [CTAPHID.protocolVersion, version.major, version.minor, version.build, capabilities.rawValue]
         send(command: .initialize, payload: reply, channel: channel, to: port)
     }
 
@@ -154,10 +166,10 @@ final class CTAPHIDTransport: Sendable {
             return
         }
         if isCancel { return }
-        guard let known = CTAPHIDCommand(rawValue: command), [.ping, .wink, .cbor].contains(known) else {
+        guard let known = CTAPHIDCommand(rawValue: command), acceptedCommands.contains(known) else {
             return sendError(.invalidCommand, channel: channel, to: port)
         }
-        guard length <= CTAPHID.maxMessageSize, known != .cbor || length > 0 else {
+        guard length <= CTAPHID.maxMessageSize, ![.cbor, .msg].contains(known) || length > 0 else {
             return sendError(.invalidLength, channel: channel, to: port)
         }
         let assembler = MessageAssembler(channel: channel, command: command, length: length, firstData: data)
@@ -193,7 +205,7 @@ final class CTAPHIDTransport: Sendable {
     }
 
     /// A whole message has arrived: answer PING and WINK at once, hand CBOR
-    /// to the firmware.
+    /// (or a U2F key's MSG) to the firmware.
     private func dispatch(_ message: MessageAssembler, state: inout State) {
         guard let transaction = state.transaction else { return }
         switch CTAPHIDCommand(rawValue: message.command) {
@@ -211,9 +223,15 @@ final class CTAPHIDTransport: Sendable {
             }
             state.transaction?.phase = .processing(context)
             let request = message.payload
+            let command = message.command
             firmware.async { [self] in
-                let response = processor.process(request, context: context)
-                finish(transactionID: id, response: response)
+                let response: [UInt8]
+                if command == CTAPHIDCommand.msg.rawValue, let messageProcessor {
+                    response = messageProcessor.process(message: request)
+                } else {
+                    response = processor.process(request, context: context)
+                }
+                finish(transactionID: id, command: command, response: response)
             }
         }
     }
@@ -224,7 +242,7 @@ final class CTAPHIDTransport: Sendable {
 
     // MARK: - Output
 
-    private func finish(transactionID: UInt64, response: [UInt8]) {
+    private func finish(transactionID: UInt64, command: UInt8, response: [UInt8]) {
         let destination = state.withLock { state -> Transaction? in
             // An aborted transaction (INIT resync, host gone) gets no reply.
             guard let transaction = state.transaction, transaction.id == transactionID else { return nil }
@@ -235,7 +253,7 @@ final class CTAPHIDTransport: Sendable {
         // Delivered outside the lock: a fault may unplug the key, which
         // resets this transport.
         let reports = CTAPHIDPacket.reports(
-            channel: destination.channel, command: CTAPHIDCommand.cbor.rawValue, payload: response)
+            channel: destination.channel, command: command, payload: response)
         faults.deliverResponse(reports, to: destination.port)
     }
 
