@@ -45,13 +45,15 @@ public struct Authenticator: Codable, Sendable, Equatable {
     public var credMgmt: Bool
     public var bioEnroll: Bool
     public var alwaysUv: Bool
-    /// `u2f` for a key that speaks only CTAP1/U2F.
-    public var ctap: CTAPLevel
+    /// `u2f` for a key that speaks only CTAP1/U2F. Optional so that a
+    /// client still reads the list of a daemon from before it (nil there
+    /// means `fido2`); this daemon always sends it.
+    public var ctap: CTAPLevel?
 
     public init(
         id: String, path: String, transport: Transport, manufacturer: String, product: String, vendorId: Int,
         productId: Int, aaguid: String, name: String? = nil, pin: Bool, pinSet: Bool, uv: Bool, uvSet: Bool,
-        rk: Bool, credMgmt: Bool, bioEnroll: Bool, alwaysUv: Bool, ctap: CTAPLevel = .fido2
+        rk: Bool, credMgmt: Bool, bioEnroll: Bool, alwaysUv: Bool, ctap: CTAPLevel? = .fido2
     ) {
         self.id = id
         self.path = path

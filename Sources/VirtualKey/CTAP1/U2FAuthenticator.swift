@@ -80,7 +80,8 @@ final class U2FAuthenticator: MessageCommandProcessor, Sendable {
                 var scalar = key.rawRepresentation
                 defer { secureZero(&scalar) }
                 let keyHandle = try SealedCredential(
-                    privateKey: scalar, protection: 1, isDiscoverable: false, hasHMACSecret: false, credentialBlob: []
+                    privateKey: scalar, algorithm: .es256, protection: 1, isDiscoverable: false, hasHMACSecret: false,
+                    credentialBlob: []
                 ).seal(masterKey: state.masterKey, rpIDHash: application)
                 let publicKey = key.publicKey.x962Representation
                 let attestationKey = try P256.PrivateKey(rawRepresentation: state.attestation.privateKey)
@@ -106,8 +107,11 @@ final class U2FAuthenticator: MessageCommandProcessor, Sendable {
         guard let control = U2FAuthenticateControl(rawValue: apdu.p1) else { throw .wrongData }
         let credential = authenticator.lock.withLock { authenticator.openCredential(keyHandle, rpIDHash: application) }
         // A credential that needs user verification (credProtect level 3)
-        // cannot be used where there is none.
-        guard let credential, credential.sealed.protection != 3 else { throw .wrongData }
+        // cannot be used where there is none; U2F signs with ES256 only,
+        // so an Ed25519 credential of the CTAP2 side is not this key's here.
+        guard let credential, credential.sealed.protection != 3, credential.sealed.algorithm == .es256 else {
+            throw .wrongData
+        }
         let userPresent: Bool
         switch control {
         case .checkOnly: throw .conditionsNotSatisfied
