@@ -42,12 +42,22 @@ public final class AuthClient: Sendable {
         return "/run/authkeyd/authkeyd.sock"
     }
 
-    public init(socketPath: String) throws(AuthClientError) {
+    public convenience init(socketPath: String) throws(AuthClientError) {
+        let fd: Int32
         do {
             fd = try UnixSocket.connect(path: socketPath, kind: .stream)
         } catch {
             throw .cannotConnect(path: socketPath, error)
         }
+        self.init(connectedDescriptor: fd)
+    }
+
+    /// A client over a stream socket already connected to a broker: one
+    /// end of a `socketpair` (a broker run in the same process, as tests
+    /// do) or a descriptor a supervisor passed. The client owns `fd` and
+    /// closes it.
+    public init(connectedDescriptor fd: Int32) {
+        self.fd = fd
         (notifications, notificationContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         startThread(name: "authclient-read") { [self] in readLoop() }
     }

@@ -15,6 +15,12 @@ public final class RawRPCClient {
         fd = try UnixSocket.connect(path: socketPath, kind: .stream)
     }
 
+    /// A client over a stream socket already connected to a broker (one
+    /// end of a `socketpair`); the client owns `fd` and closes it.
+    public init(connectedDescriptor fd: Int32) {
+        self.fd = fd
+    }
+
     deinit { disconnect() }
 
     /// Closes the connection (once: a descriptor closed twice may be

@@ -1,18 +1,17 @@
 import AuthClient
 import AuthProtocol
-import Foundation
 import TestSupport
 import Testing
 
 /// Whatever a client sends, it gets the right JSON-RPC error or a clean
 /// close, and another client connected at the same time is served throughout.
+/// (The broker runs in process: nothing here needs the authkeyd binary.)
 @Suite(.timeLimit(.minutes(2))) struct BadInputTests {
-    let daemon: DaemonProcess
+    let daemon: InProcessBroker
     let bystander: AuthClient
 
     init() async throws {
-        daemon = try DaemonProcess(["--virtual-key", "name=Bystander Key"])
-        _ = try await daemon.waitForKeys(1)
+        daemon = try await InProcessBroker(["--virtual-key", "name=Bystander Key"])
         bystander = try daemon.client()
     }
 
@@ -26,7 +25,7 @@ import Testing
     }
 
     func errorReply(to text: String) throws -> (code: Int64?, reason: String?, id: JSONValue?) {
-        let client = try RawRPCClient(socketPath: daemon.socketPath)
+        let client = try daemon.rawClient()
         client.send(text)
         let reply = client.readReply()
         return (reply?["error"]?["code"]?.integerValue, reply?["error"]?["data"]?["reason"]?.stringValue, reply?["id"])
@@ -59,7 +58,7 @@ import Testing
     }
 
     @Test func wrongParameterTypesAreInvalidParams() async throws {
-        let client = try RawRPCClient(socketPath: daemon.socketPath)
+        let client = try daemon.rawClient()
         client.request(1, Method.authenticatorInfo, ["authenticator": 5])
         let wrongType = client.readReply()
         #expect(wrongType?["error"]?["code"] == -32602)
@@ -77,7 +76,7 @@ import Testing
     }
 
     @Test func aTwoMebibyteLineIsRefusedAndTheConnectionClosed() async throws {
-        let client = try RawRPCClient(socketPath: daemon.socketPath)
+        let client = try daemon.rawClient()
         let huge = #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"client":""# + String(repeating: "x", count: 2 << 20) + "\"}}\n"
         client.send(huge)
         let reply = client.readMessage()
@@ -95,7 +94,7 @@ import Testing
     }
 
     @Test func nulBytesAreAParseError() async throws {
-        let client = try RawRPCClient(socketPath: daemon.socketPath)
+        let client = try daemon.rawClient()
         client.send([0, 0, 0, 0x0A])
         #expect(client.readReply()?["error"]?["code"] == -32700)
         client.send(Array(#"{"jsonrpc":"2.0","id":1,"#.utf8) + [0] + Array(#""method":"hello"}"#.utf8) + [0x0A])
@@ -107,15 +106,18 @@ import Testing
 
     @Test func halfALineThenADisconnect() async throws {
         for _ in 0..<20 {
-            let client = try RawRPCClient(socketPath: daemon.socketPath)
+            let client = try daemon.rawClient()
             client.send(#"{"jsonrpc":"2.0","id":1,"meth"#)
         }
         try await expectBystanderServed()
-        #expect(daemon.process.isRunning)
+        // Still serving newcomers too (in process, its "still running").
+        let newcomer = try daemon.rawClient()
+        newcomer.request(1, Method.listAuthenticators)
+        #expect(newcomer.readReply()?["result"]?["authenticators"]?.arrayValue?.count == 1)
     }
 
     @Test func notificationsFromClientsAreIgnoredAndBatchesRefused() async throws {
-        let client = try RawRPCClient(socketPath: daemon.socketPath)
+        let client = try daemon.rawClient()
         client.send(#"{"jsonrpc":"2.0","method":"authenticators.list"}"# + "\n")
         client.send(#"[{"jsonrpc":"2.0","id":1,"method":"hello"}]"# + "\n")
         let reply = client.readReply()

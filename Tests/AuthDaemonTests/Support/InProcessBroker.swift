@@ -1,0 +1,75 @@
+import AuthClient
+@testable import AuthDaemon
+import Glibc
+import SystemKit
+import TestSupport
+
+/// A broker run in the test's own process, with in-process virtual keys,
+/// reached over `socketpair`s: the whole protocol (handshake, routing,
+/// prompts, policy) with no binary started, in milliseconds.
+///
+/// Its clients are the same as a real daemon's: `RawRPCClient` for bytes,
+/// `AuthClient` for calls. The peer of each pair is this process, so the
+/// broker sees this process's uid as the client's.
+final class InProcessBroker: Sendable {
+    let broker: Broker
+    /// The state directory (registrations) and the keys' state files.
+    let directory: TemporaryDirectory
+
+    /// A broker configured from authkeyd's flags (`--virtual-key`, …) with
+    /// its registrations under a temporary directory; returns once every
+    /// virtual key is in service.
+    init(_ arguments: [String]) async throws {
+        directory = TemporaryDirectory(prefix: "authkeyd-inprocess")
+        guard case .run(var configuration) = try DaemonConfiguration.parse(arguments: arguments, environment: [:]) else {
+            throw InProcessBrokerError("\(arguments) does not run a broker")
+        }
+        configuration.stateDirectory = directory.path
+        // Quiet: a test's output is its assertions.
+        configuration.logLevel = .error
+        let logger = Logger(level: configuration.logLevel, environment: [:])
+        broker = Broker(configuration: configuration, logger: logger, environment: [:])
+        let store = RegistrationStore(directory: directory.file("registrations"), logger: logger, queue: broker.queue)
+        try store.prepare()
+        await broker.adoptStore(store)
+        for spec in configuration.virtualKeys {
+            guard await broker.bringUpVirtualKey(spec: spec) != nil else {
+                throw InProcessBrokerError("the virtual key \(spec) did not come up")
+            }
+        }
+    }
+
+    deinit {
+        let broker = broker
+        broker.startTask { await broker.shutDown() }
+    }
+
+    /// One end of a new `socketpair`, the other end handed to the broker as
+    /// the listener hands it an accepted client.
+    func connect() throws -> Int32 {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw InProcessBrokerError("socketpair: \(SystemError("socketpair"))")
+        }
+        try setNonBlocking(pair[1])
+        let broker = broker, served = pair[1]
+        broker.queue.async { broker.assumeIsolated { $0.accept(served) } }
+        return pair[0]
+    }
+
+    /// A client that sends raw bytes and reads the broker's lines.
+    func rawClient() throws -> RawRPCClient { RawRPCClient(connectedDescriptor: try connect()) }
+
+    /// A client as programs use it.
+    func client() throws -> AuthClient { AuthClient(connectedDescriptor: try connect()) }
+}
+
+struct InProcessBrokerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Broker {
+    /// The registration store, set as authkeyd sets it at start.
+    func adoptStore(_ store: RegistrationStore) { self.store = store }
+}
