@@ -4,7 +4,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_LOG := .build/build.log
 
-.PHONY: all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers clean install uninstall check-units lint-man
+.PHONY: all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
 
 all: build
 
@@ -27,7 +27,7 @@ demo: build
 test: build
 	scripts/rp-venv
 	$(SWIFT) test --skip-build --skip EndToEndTests
-	$(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
+	AUTHKEYD_RELIABILITY_SCALE=full $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
 	scripts/device-tests
 
 # Figures for BENCHMARKS.md: every row, side by side, release builds
@@ -61,10 +61,17 @@ fuzz-smoke: deps
 # The reliability suites (1,000 client deaths, 10,000
 # connections, 200 SIGKILLs, ...) with their figures written to RELIABILITY.md.
 reliability: build
-	scripts/reliability --skip-build
+	AUTHKEYD_RELIABILITY_SCALE=full scripts/reliability --skip-build
 
-# The whole test suite under ThreadSanitizer, then AddressSanitizer (each
-# a separate build, in .build/tsan and .build/asan).
+# Line and region coverage per module over the whole suite, as a table
+# (a build of its own in .build/coverage; llvm-cov from the toolchain).
+coverage: deps
+	scripts/coverage
+
+# The unit and in-process suites and the end-to-end suites where races live
+# (reliability counts at a tenth) under ThreadSanitizer, then
+# AddressSanitizer (each a separate build, in .build/tsan and .build/asan);
+# scripts/test-sanitizers says which and why.
 test-sanitizers: deps
 	scripts/test-sanitizers
 

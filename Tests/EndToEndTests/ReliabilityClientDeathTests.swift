@@ -17,7 +17,7 @@ import Testing
     /// registration reaches ui.describeAuthenticator).
     static let keys = ["name=Untouched,presence=never", "name=PIN,pin=1234,presence=never", "name=Quick,presence=immediate"]
     static let freeWithin: Duration = .seconds(1)
-    static let cycles = 1000
+    static let cycles = ReliabilityScale.rounds(1000)
     /// Cycles run before the descriptors and threads are first counted:
     /// the daemon's queues and pools start their threads on first use.
     static let warmUp = 30

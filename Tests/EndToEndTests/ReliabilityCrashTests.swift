@@ -8,7 +8,7 @@ import Testing
 /// the daemon acknowledged.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ReliabilityCrashTests {
     /// Kills at a random point of the writes.
-    static let kills = 200
+    static let kills = ReliabilityScale.rounds(200)
     /// Each round asks for one registration and this many renames at once.
     static let renamesPerRound = 4
     /// Rounds before those that let the writes finish (and then kill), to

@@ -239,7 +239,7 @@ import Testing
         ])
     }
 
-    static let connectCycles = 10_000
+    static let connectCycles = ReliabilityScale.rounds(10_000)
     /// libdispatch may keep a worker thread or two more for a while after a burst.
     static let threadTolerance = 2
     /// VmRSS may grow this much over the 10,000 connections (malloc keeps

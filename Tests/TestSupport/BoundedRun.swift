@@ -62,6 +62,7 @@ public func spawn(
     let result = variables.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
         ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
     try #require(result == 0, "posix_spawn \(path): \(String(cString: strerror(result)))")
+    ChildReaper.watch(pid)
     return pid
 }
 

@@ -38,6 +38,7 @@ public final class DaemonProcess: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle(forWritingAtPath: logPath)
         try process.run()
+        ChildReaper.watch(process.processIdentifier)
         if waitForReady {
             guard let ready = receiveNotification(timeout: .seconds(15)), ready.contains("READY=1") else {
                 stop()

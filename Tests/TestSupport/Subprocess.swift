@@ -50,6 +50,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        ChildReaper.watch(process.processIdentifier)
     }
 
     deinit { stop() }

@@ -19,6 +19,7 @@ public final class TerminalSession {
         process.standardOutput = screen
         process.standardError = screen
         try process.run()
+        ChildReaper.watch(process.processIdentifier)
     }
 
     deinit { if process.isRunning { process.terminate() } }
