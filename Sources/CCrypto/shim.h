@@ -7,6 +7,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/objects.h>
 #include <openssl/param_build.h>
 #include <openssl/rand.h>
@@ -26,4 +27,12 @@ static const char *const authkeyd_PARAM_PRIV_KEY = OSSL_PKEY_PARAM_PRIV_KEY;
 static const char *const authkeyd_CURVE_P256 = "prime256v1";
 static const char *const authkeyd_PARAM_RSA_N = OSSL_PKEY_PARAM_RSA_N;
 static const char *const authkeyd_PARAM_RSA_E = OSSL_PKEY_PARAM_RSA_E;
+/* EVP_KDF "HKDF" and its parameters, for the same reason: OSSL_PARAM_construct_*
+ * keeps the name (and a UTF-8 value) by reference. */
+static const char *const authkeyd_KDF_HKDF = OSSL_KDF_NAME_HKDF;
+static const char *const authkeyd_KDF_PARAM_DIGEST = OSSL_KDF_PARAM_DIGEST;
+static const char *const authkeyd_KDF_PARAM_KEY = OSSL_KDF_PARAM_KEY;
+static const char *const authkeyd_KDF_PARAM_SALT = OSSL_KDF_PARAM_SALT;
+static const char *const authkeyd_KDF_PARAM_INFO = OSSL_KDF_PARAM_INFO;
+static const char *const authkeyd_DIGEST_SHA256 = OSSL_DIGEST_NAME_SHA2_256;
 #endif

@@ -37,18 +37,49 @@ public enum HMACSHA256 {
 
 /// HKDF-SHA-256 (RFC 5869), as CTAP's PIN/UV auth protocol 2 uses it.
 public enum HKDFSHA256 {
+    /// Extract then expand, through OpenSSL's `EVP_KDF` "HKDF": the
+    /// pseudo-random key and the expansion blocks stay inside OpenSSL, which
+    /// clears them when the context is freed, so no intermediate key is left
+    /// in Swift memory. An empty salt means RFC 5869's zero salt; an empty
+    /// info, no info. More than 255 × 32 bytes throws, as the RFC forbids it.
+    /// The output is the caller's to zero.
     public static func deriveKey(
         inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], outputByteCount: Int
-    ) -> [UInt8] {
-        let pseudoRandomKey = HMACSHA256.authenticationCode(for: inputKeyMaterial, key: salt)
-        var output: [UInt8] = []
-        var previous: [UInt8] = []
-        var counter: UInt8 = 1
-        while output.count < outputByteCount {
-            previous = HMACSHA256.authenticationCode(for: previous + info + [counter], key: pseudoRandomKey)
-            output += previous
-            counter += 1
+    ) throws(CryptoError) -> [UInt8] {
+        let kdf = try unwrap(EVP_KDF_fetch(nil, authkeyd_KDF_HKDF, nil), "EVP_KDF_fetch(HKDF)")
+        defer { EVP_KDF_free(kdf) }
+        let context = try unwrap(EVP_KDF_CTX_new(kdf), "EVP_KDF_CTX_new")
+        defer { EVP_KDF_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: outputByteCount)
+        let derived = inputKeyMaterial.withUnsafeBytes { key in
+            salt.withUnsafeBytes { salt in
+                info.withUnsafeBytes { info in
+                    // OpenSSL copies the key, salt and info into the context (and clears them on free).
+                    var parameters = [
+                        OSSL_PARAM_construct_utf8_string(
+                            authkeyd_KDF_PARAM_DIGEST, UnsafeMutablePointer(mutating: authkeyd_DIGEST_SHA256), 0),
+                        OSSL_PARAM_construct_octet_string(
+                            authkeyd_KDF_PARAM_KEY, UnsafeMutableRawPointer(mutating: key.baseAddress), key.count),
+                    ]
+                    if let base = salt.baseAddress, salt.count > 0 {
+                        parameters.append(OSSL_PARAM_construct_octet_string(
+                            authkeyd_KDF_PARAM_SALT, UnsafeMutableRawPointer(mutating: base), salt.count))
+                    }
+                    if let base = info.baseAddress, info.count > 0 {
+                        parameters.append(OSSL_PARAM_construct_octet_string(
+                            authkeyd_KDF_PARAM_INFO, UnsafeMutableRawPointer(mutating: base), info.count))
+                    }
+                    parameters.append(OSSL_PARAM_construct_end())
+                    return output.withUnsafeMutableBufferPointer { out in
+                        EVP_KDF_derive(context, out.baseAddress, out.count, &parameters)
+                    }
+                }
+            }
         }
-        return Array(output.prefix(outputByteCount))
+        guard derived == 1 else {
+            secureZero(&output)
+            throw CryptoError("EVP_KDF_derive(HKDF)")
+        }
+        return output
     }
 }

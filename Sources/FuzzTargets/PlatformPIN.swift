@@ -26,9 +26,13 @@ public struct PlatformPIN {
             sharedSecret = SHA256.hash(z)
         } else {
             let salt = [UInt8](repeating: 0, count: 32)
-            sharedSecret =
-                HKDFSHA256.deriveKey(inputKeyMaterial: z, salt: salt, info: Array("CTAP2 HMAC key".utf8), outputByteCount: 32)
-                + HKDFSHA256.deriveKey(inputKeyMaterial: z, salt: salt, info: Array("CTAP2 AES key".utf8), outputByteCount: 32)
+            guard
+                let hmacKey = try? HKDFSHA256.deriveKey(
+                    inputKeyMaterial: z, salt: salt, info: Array("CTAP2 HMAC key".utf8), outputByteCount: 32),
+                let aesKey = try? HKDFSHA256.deriveKey(
+                    inputKeyMaterial: z, salt: salt, info: Array("CTAP2 AES key".utf8), outputByteCount: 32)
+            else { return nil }
+            sharedSecret = hmacKey + aesKey
         }
     }
 

@@ -26,6 +26,7 @@ import VirtualKey
         let device = try key.openDevice()
         let info = try device.info()
         #expect(info.options["largeBlobs"] == true)
+        #expect(info.supports.largeBlobs)
         #expect(info.extensions.contains("largeBlobKey"))
         #expect(info.maxLargeBlobArray == 1024)
 

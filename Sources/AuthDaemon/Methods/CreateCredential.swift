@@ -38,7 +38,7 @@ extension Broker {
             try await acquire(key, for: operation)
             let credential: Credential
             let fido = U2FOnlyKey.fitted(
-                request.fidoRequest(residentKeySupported: key.info.options["rk"] == true).signing(with: algorithm), to: key)
+                request.fidoRequest(residentKeySupported: key.info.supports.residentKeys).signing(with: algorithm), to: key)
             do throws(RPCError) {
                 credential = try await withUserVerification(
                     on: key, preference: request.verification, for: operation, activity: "registering"

@@ -104,11 +104,11 @@ extension Broker {
     }
 
     private func requireSensor(_ key: RegisteredKey) throws(RPCError) {
-        let options = key.info.options
-        guard options["bioEnroll"] != nil || options["userVerificationMgmtPreview"] != nil else {
+        let supports = key.info.supports
+        guard supports.bioEnrollment.isSupported else {
             throw RPCError(.unsupported, "the key has no fingerprint sensor")
         }
-        guard options["clientPin"] == true else {
+        guard supports.clientPIN.isOn else {
             throw RPCError(.pinRequired, "fingerprints need a PIN on the key first (authenticators.setPin)")
         }
     }

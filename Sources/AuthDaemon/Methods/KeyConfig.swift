@@ -7,10 +7,10 @@ extension Broker {
     func setAlwaysUV(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let request = try decode(AlwaysUvParams.self, params)
         return try manage(ManagementMethod.setAlwaysUv, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            guard key.info.options["authnrCfg"] == true, key.info.options["alwaysUv"] != nil else {
+            guard key.info.supports.authenticatorConfig, key.info.supports.alwaysUV.isSupported else {
                 throw RPCError(.unsupported, "the key does not support always-UV")
             }
-            if key.info.options["alwaysUv"] != request.enabled {
+            if key.info.supports.alwaysUV.isOn != request.enabled {
                 try await withPINIfSet(on: key, for: operation, activity: "changing always-UV") { device, pin throws(FIDO2Error) in
                     try device.toggleAlwaysUV(pin: pin)
                 }
@@ -28,7 +28,7 @@ extension Broker {
             throw RPCError(.invalidParams, "invalid params: length: \(lengths.lowerBound) to \(lengths.upperBound)")
         }
         return try manage(ManagementMethod.setMinPinLength, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            guard key.info.options["setMinPINLength"] == true else {
+            guard key.info.supports.setMinPINLength else {
                 throw RPCError(.unsupported, "the key cannot change its minimum PIN length")
             }
             if let length = request.length, length < Int(key.info.minPINLength) {

@@ -65,7 +65,7 @@ extension Broker {
         on key: RegisteredKey, for operation: Operation, activity: String,
         _ body: @escaping @Sendable (Device, PIN?) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
-        guard key.info.options["clientPin"] == true else {
+        guard key.info.supports.clientPIN.isOn else {
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try body(device, nil) }
             } catch .device(let error) where error == .pinRequired || error == .pinNotSet {

@@ -8,8 +8,8 @@ extension Broker {
     func setPIN(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let target = try decode(AuthenticatorParams.self, params).authenticator
         return try manage(ManagementMethod.setPin, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
-            guard key.info.options["clientPin"] == false else {
-                throw key.info.options["clientPin"] == nil
+            guard key.info.supports.clientPIN == .off else {
+                throw key.info.supports.clientPIN == .absent
                     ? RPCError(.unsupported, "the key has no PIN support")
                     : RPCError(.notAllowed, "the key has a PIN already; change it instead")
             }
@@ -35,7 +35,7 @@ extension Broker {
     func changePIN(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let target = try decode(AuthenticatorParams.self, params).authenticator
         return try manage(ManagementMethod.changePin, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
-            guard key.info.options["clientPin"] == true else {
+            guard key.info.supports.clientPIN.isOn else {
                 throw RPCError(.pinRequired, "the key has no PIN yet; set one (authenticators.setPin)")
             }
             let activity = "changing the PIN"
@@ -91,8 +91,8 @@ extension Broker {
             let info = key.info
             let retries = try await perform(key, for: operation) { device throws(FIDO2Error) -> Retries in
                 Retries(
-                    pin: info.options["clientPin"] != nil ? try Self.pinRetriesIfSet(device) : nil,
-                    uv: info.options["uv"] != nil ? try device.uvRetries() : nil)
+                    pin: info.supports.clientPIN.isSupported ? try Self.pinRetriesIfSet(device) : nil,
+                    uv: info.supports.userVerification.isSupported ? try device.uvRetries() : nil)
             } mapError: { $0.rpcError(doing: "reading the retries") }
             return .value(encode(RetriesResult(pinRetries: retries.pin, uvRetries: retries.uv)))
         }

@@ -55,8 +55,8 @@ extension Broker {
             do throws(FIDO2Error) {
                 retries = try await call(key, for: request) { device throws(FIDO2Error) -> Retries in
                     Retries(
-                        pin: info.options["clientPin"] != nil ? try? device.pinRetries() : nil,
-                        uv: info.options["uv"] != nil ? try? device.uvRetries() : nil)
+                        pin: info.supports.clientPIN.isSupported ? try? device.pinRetries() : nil,
+                        uv: info.supports.userVerification.isSupported ? try? device.uvRetries() : nil)
                 }
             } catch {
                 throw request.cancellation ?? RPCError(error, doing: "reading the key's information")

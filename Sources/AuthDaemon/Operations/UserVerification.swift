@@ -38,13 +38,13 @@ extension Broker {
         _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         let info = key.info
-        let pinSet = info.options["clientPin"] == true
-        let builtInUV = info.options["uv"] == true && info.options["pinUvAuthToken"] == true
+        let pinSet = info.supports.clientPIN.isOn
+        let builtInUV = info.supports.userVerification.isOn && info.supports.pinUVAuthToken
         if preference == .required && !pinSet && !builtInUV {
             throw RPCError(.unsupported, "\(activity): user verification is required, but the key has neither a PIN nor a fingerprint set up; set a PIN first")
         }
         // With always-UV on, a presence-only attempt would only be refused.
-        let alwaysUV = info.options["alwaysUv"] == true
+        let alwaysUV = info.supports.alwaysUV.isOn
         if (preference == .discouraged && !alwaysUV) || (!pinSet && !builtInUV) {
             sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
             do {

@@ -49,12 +49,12 @@ final class RegisteredKey: Sendable {
         return Authenticator(
             id: id, path: path, transport: transport, manufacturer: manufacturer, product: product,
             vendorId: Int(vendorID), productId: Int(productID), aaguid: uuidString(info.aaguid), name: name,
-            pin: info.options["clientPin"] != nil, pinSet: info.options["clientPin"] == true,
-            uv: info.options["uv"] != nil, uvSet: info.options["uv"] == true,
-            rk: info.options["rk"] == true,
-            credMgmt: info.options["credMgmt"] == true || info.options["credentialMgmtPreview"] == true,
-            bioEnroll: info.options["bioEnroll"] != nil || info.options["userVerificationMgmtPreview"] != nil,
-            alwaysUv: info.options["alwaysUv"] == true, ctap: info.isU2FOnly ? .u2f : .fido2)
+            pin: info.supports.clientPIN.isSupported, pinSet: info.supports.clientPIN.isOn,
+            uv: info.supports.userVerification.isSupported, uvSet: info.supports.userVerification.isOn,
+            rk: info.supports.residentKeys,
+            credMgmt: info.supports.credentialManagement,
+            bioEnroll: info.supports.bioEnrollment.isSupported,
+            alwaysUv: info.supports.alwaysUV.isOn, ctap: info.isU2FOnly ? .u2f : .fido2)
     }
 
     /// getInfo as the protocol carries it, with the retries read now.

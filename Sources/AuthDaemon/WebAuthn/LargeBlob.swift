@@ -164,5 +164,5 @@ final class LargeBlobAccess: Sendable {
 
 extension AuthenticatorInfo {
     /// getInfo's `largeBlobs` option with the largeBlobKey extension.
-    var storesLargeBlobs: Bool { options["largeBlobs"] == true && extensions.contains("largeBlobKey") }
+    var storesLargeBlobs: Bool { supports.largeBlobs && extensions.contains("largeBlobKey") }
 }

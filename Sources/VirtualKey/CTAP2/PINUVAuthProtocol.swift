@@ -19,8 +19,17 @@ enum PINUVAuthProtocol: Int, Sendable, CaseIterable {
             return SHA256.hash(z)
         case .two:
             let salt = [UInt8](repeating: 0, count: 32)
-            return HKDFSHA256.deriveKey(inputKeyMaterial: z, salt: salt, info: Array("CTAP2 HMAC key".utf8), outputByteCount: 32)
-                + HKDFSHA256.deriveKey(inputKeyMaterial: z, salt: salt, info: Array("CTAP2 AES key".utf8), outputByteCount: 32)
+            guard
+                var hmacKey = try? HKDFSHA256.deriveKey(
+                    inputKeyMaterial: z, salt: salt, info: Array("CTAP2 HMAC key".utf8), outputByteCount: 32),
+                var aesKey = try? HKDFSHA256.deriveKey(
+                    inputKeyMaterial: z, salt: salt, info: Array("CTAP2 AES key".utf8), outputByteCount: 32)
+            else { throw .other }
+            defer {
+                secureZero(&hmacKey)
+                secureZero(&aesKey)
+            }
+            return hmacKey + aesKey
         }
     }
 
