@@ -35,21 +35,15 @@ extension Broker {
                 from: try request.largeBlob?.candidates(offered) ?? offered, for: operation)
             if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
             try request.largeBlob?.check(key)
-            try await acquire(key, for: operation)
-            let credential: Credential
             let fido = U2FOnlyKey.fitted(
                 request.fidoRequest(residentKeySupported: key.info.supports.residentKeys).signing(with: algorithm), to: key)
-            do throws(RPCError) {
-                credential = try await withUserVerification(
+            let credential = try await withKey(key, for: operation) { () async throws(RPCError) in
+                try await withUserVerification(
                     on: key, preference: request.verification, for: operation, activity: "registering"
                 ) { device, method throws(FIDO2Error) in
                     try device.makeCredential(fido.with(method), pin: method.pin)
                 }
-            } catch {
-                release(key)
-                throw error
             }
-            release(key)
             sendStatus(.processing, request: id, key: key, to: session)
             let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
             let registration = record(

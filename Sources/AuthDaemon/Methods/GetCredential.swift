@@ -56,10 +56,8 @@ extension Broker {
             let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
             let base = U2FOnlyKey.fitted(hmacSecret.request, to: key)
 
-            try await acquire(key, for: operation)
-            var statements: [AssertionStatement]
-            do throws(RPCError) {
-                statements = try await withUserVerification(
+            var statements = try await withKey(key, for: operation) { () async throws(RPCError) in
+                try await withUserVerification(
                     on: key, preference: verification, for: operation, activity: "authenticating"
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
@@ -71,11 +69,7 @@ extension Broker {
                     }
                     return statements
                 }
-            } catch {
-                release(key)
-                throw error
             }
-            release(key)
             // The accounts not chosen carry hmac-secret outputs of their own.
             defer { for index in statements.indices { secureZero(&statements[index].hmacSecret) } }
             var statement = try await chooseCredential(from: statements, on: key, for: operation)

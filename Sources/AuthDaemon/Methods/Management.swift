@@ -2,28 +2,13 @@ import AuthProtocol
 import FIDO2
 
 extension Broker {
-    /// Routes the key-management methods; each needs the admin policy.
-    func routeManagement(_ method: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
+    /// The key-management methods need the admin policy (`route` checks
+    /// it before any of them runs).
+    func requireManagementRight(_ session: Session) throws(RPCError) {
         guard session.rights.contains(.manage) else {
             throw RPCError(
                 .permissionDenied,
                 "uid \(session.peer.uid) may use keys but not manage them (see allow-admins in authkeyd.conf(5))")
-        }
-        switch method {
-        case ManagementMethod.setPin: return try setPIN(params, id: id, session: session)
-        case ManagementMethod.changePin: return try changePIN(params, id: id, session: session)
-        case ManagementMethod.pinRetries: return try pinRetries(params, id: id, session: session)
-        case ManagementMethod.reset: return try resetKey(params, id: id, session: session)
-        case ManagementMethod.listCredentials: return try listStoredCredentials(params, id: id, session: session)
-        case ManagementMethod.deleteCredential: return try deleteStoredCredential(params, id: id, session: session)
-        case ManagementMethod.updateCredentialUser: return try updateStoredCredentialUser(params, id: id, session: session)
-        case ManagementMethod.fingerprintSensor: return try fingerprintSensor(params, id: id, session: session)
-        case ManagementMethod.enrollFingerprint: return try enrollFingerprint(params, id: id, session: session)
-        case ManagementMethod.listFingerprints: return try listFingerprints(params, id: id, session: session)
-        case ManagementMethod.renameFingerprint: return try renameFingerprint(params, id: id, session: session)
-        case ManagementMethod.deleteFingerprint: return try deleteFingerprint(params, id: id, session: session)
-        case ManagementMethod.setAlwaysUv: return try setAlwaysUV(params, id: id, session: session)
-        default: return try setMinimumPINLength(params, id: id, session: session)
         }
     }
 
@@ -41,17 +26,16 @@ extension Broker {
         let timeout = configuration.requestTimeout
         return try start(method, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            try await acquire(key, for: operation)
-            let result: ManagementResult
-            do throws(RPCError) {
-                result = try await body(operation, key)
-            } catch {
-                await refresh(key)
-                release(key)
-                throw error
+            let result = try await withKey(key, for: operation) { () async throws(RPCError) -> ManagementResult in
+                do throws(RPCError) {
+                    let result = try await body(operation, key)
+                    await refresh(key)
+                    return result
+                } catch {
+                    await refresh(key)
+                    throw error
+                }
             }
-            await refresh(key)
-            release(key)
             switch result {
             case .value(let value): return value
             case .changedKey: return encode(AuthenticatorEvent(authenticator: wire(key)))

@@ -2,25 +2,41 @@ import AuthProtocol
 import FIDO2
 
 extension Broker {
-    /// The methods clients may call, and the right each needs.
-    func route(_ method: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
+    /// The methods clients may call, and the right each needs. The switch
+    /// covers every `ClientMethod` and has no `default`, so a method added
+    /// to the list without a handler does not compile.
+    func route(_ name: String, id: RPCID, params: JSONValue?, session: Session) throws(RPCError) -> Handling {
+        guard let method = ClientMethod(rawValue: name) else {
+            throw RPCError(.methodNotFound, "no method \"\(name)\" (see authkeyd-protocol(7))")
+        }
+        if method.isManagement { try requireManagementRight(session) }
         switch method {
-        case Method.hello: return .done(try hello(params, session: session))
-        case Method.listAuthenticators: return .done(keyList())
-        case Method.authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
-        case Method.watchAuthenticators:
+        case .hello: return .done(try hello(params, session: session))
+        case .listAuthenticators: return .done(keyList())
+        case .authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
+        case .watchAuthenticators:
             session.watching = true
             return .done(keyList())
-        case Method.selectAuthenticator: return try selectByTouch(params, id: id, session: session)
-        case Method.cancelOperation: return .done(try cancelOperation(params, session: session))
-        case Method.createCredential: return try createCredential(params, id: id, session: session)
-        case Method.getCredential: return try getCredential(params, id: id, session: session)
-        case Method.listRegistrations, Method.renameRegistration, Method.deleteRegistration:
-            return .done(try registrations(method, params: params, session: session))
-        case let management where ManagementMethod.all.contains(management):
-            return try routeManagement(management, id: id, params: params, session: session)
-        default:
-            throw RPCError(.methodNotFound, "no method \"\(method)\" (see authkeyd-protocol(7))")
+        case .selectAuthenticator: return try selectByTouch(params, id: id, session: session)
+        case .cancelOperation: return .done(try cancelOperation(params, session: session))
+        case .createCredential: return try createCredential(params, id: id, session: session)
+        case .getCredential: return try getCredential(params, id: id, session: session)
+        case .listRegistrations, .renameRegistration, .deleteRegistration:
+            return .done(try registrations(name, params: params, session: session))
+        case .setPin: return try setPIN(params, id: id, session: session)
+        case .changePin: return try changePIN(params, id: id, session: session)
+        case .pinRetries: return try pinRetries(params, id: id, session: session)
+        case .reset: return try resetKey(params, id: id, session: session)
+        case .listCredentials: return try listStoredCredentials(params, id: id, session: session)
+        case .deleteCredential: return try deleteStoredCredential(params, id: id, session: session)
+        case .updateCredentialUser: return try updateStoredCredentialUser(params, id: id, session: session)
+        case .fingerprintSensor: return try fingerprintSensor(params, id: id, session: session)
+        case .enrollFingerprint: return try enrollFingerprint(params, id: id, session: session)
+        case .listFingerprints: return try listFingerprints(params, id: id, session: session)
+        case .renameFingerprint: return try renameFingerprint(params, id: id, session: session)
+        case .deleteFingerprint: return try deleteFingerprint(params, id: id, session: session)
+        case .setAlwaysUv: return try setAlwaysUV(params, id: id, session: session)
+        case .setMinPinLength: return try setMinimumPINLength(params, id: id, session: session)
         }
     }
 

@@ -64,6 +64,17 @@ extension Broker {
         }
     }
 
+    /// Runs `body` holding the key: waits for it (`acquire`), and hands it
+    /// on (`release`) however `body` ends. Every method that uses a key
+    /// goes through here, so none can forget to let it go.
+    func withKey<T>(
+        _ key: RegisteredKey, for operation: Operation, _ body: () async throws(RPCError) -> T
+    ) async throws(RPCError) -> T {
+        try await acquire(key, for: operation)
+        defer { release(key) }
+        return try await body()
+    }
+
     private func leaveQueue(_ keyID: String, token: Int) {
         guard let index = keyQueues[keyID]?.waiting.firstIndex(where: { $0.token == token }) else { return }
         let waiter = keyQueues[keyID]!.waiting.remove(at: index)

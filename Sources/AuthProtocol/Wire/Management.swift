@@ -2,26 +2,22 @@
 /// config): all under `authenticators.*`, all for admins only, all taking
 /// PINs through `ui.enterPin` and never as parameters.
 public enum ManagementMethod {
-    public static let setPin = "authenticators.setPin"
-    public static let changePin = "authenticators.changePin"
-    public static let pinRetries = "authenticators.pinRetries"
-    public static let reset = "authenticators.reset"
-    public static let listCredentials = "authenticators.credentials.list"
-    public static let deleteCredential = "authenticators.credentials.delete"
-    public static let updateCredentialUser = "authenticators.credentials.updateUser"
-    public static let fingerprintSensor = "authenticators.fingerprints.info"
-    public static let enrollFingerprint = "authenticators.fingerprints.enroll"
-    public static let listFingerprints = "authenticators.fingerprints.list"
-    public static let renameFingerprint = "authenticators.fingerprints.rename"
-    public static let deleteFingerprint = "authenticators.fingerprints.delete"
-    public static let setAlwaysUv = "authenticators.config.setAlwaysUv"
-    public static let setMinPinLength = "authenticators.config.setMinPinLength"
+    public static let setPin = ClientMethod.setPin.rawValue
+    public static let changePin = ClientMethod.changePin.rawValue
+    public static let pinRetries = ClientMethod.pinRetries.rawValue
+    public static let reset = ClientMethod.reset.rawValue
+    public static let listCredentials = ClientMethod.listCredentials.rawValue
+    public static let deleteCredential = ClientMethod.deleteCredential.rawValue
+    public static let updateCredentialUser = ClientMethod.updateCredentialUser.rawValue
+    public static let fingerprintSensor = ClientMethod.fingerprintSensor.rawValue
+    public static let enrollFingerprint = ClientMethod.enrollFingerprint.rawValue
+    public static let listFingerprints = ClientMethod.listFingerprints.rawValue
+    public static let renameFingerprint = ClientMethod.renameFingerprint.rawValue
+    public static let deleteFingerprint = ClientMethod.deleteFingerprint.rawValue
+    public static let setAlwaysUv = ClientMethod.setAlwaysUv.rawValue
+    public static let setMinPinLength = ClientMethod.setMinPinLength.rawValue
 
-    public static let all = [
-        setPin, changePin, pinRetries, reset, listCredentials, deleteCredential, updateCredentialUser,
-        fingerprintSensor, enrollFingerprint, listFingerprints, renameFingerprint, deleteFingerprint, setAlwaysUv,
-        setMinPinLength,
-    ]
+    public static let all = ClientMethod.allCases.filter(\.isManagement).map(\.rawValue)
 }
 
 /// `authenticators.pinRetries` → attempts left.

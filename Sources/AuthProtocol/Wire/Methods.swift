@@ -1,35 +1,32 @@
-/// The method names of the protocol (PROTOCOL.md), in one place.
+/// The method names of the protocol (PROTOCOL.md) as strings, for callers
+/// that send or match them; `ClientMethod` and `DaemonNotification` are the
+/// typed lists they come from.
 public enum Method {
     // Client → daemon.
-    public static let hello = "hello"
-    public static let listAuthenticators = "authenticators.list"
-    public static let authenticatorInfo = "authenticators.info"
-    public static let watchAuthenticators = "authenticators.watch"
-    public static let selectAuthenticator = "authenticators.select"
-    public static let cancelOperation = "operation.cancel"
-    public static let createCredential = "credentials.create"
-    public static let getCredential = "credentials.get"
-    public static let listRegistrations = "registrations.list"
-    public static let renameRegistration = "registrations.rename"
-    public static let deleteRegistration = "registrations.delete"
+    public static let hello = ClientMethod.hello.rawValue
+    public static let listAuthenticators = ClientMethod.listAuthenticators.rawValue
+    public static let authenticatorInfo = ClientMethod.authenticatorInfo.rawValue
+    public static let watchAuthenticators = ClientMethod.watchAuthenticators.rawValue
+    public static let selectAuthenticator = ClientMethod.selectAuthenticator.rawValue
+    public static let cancelOperation = ClientMethod.cancelOperation.rawValue
+    public static let createCredential = ClientMethod.createCredential.rawValue
+    public static let getCredential = ClientMethod.getCredential.rawValue
+    public static let listRegistrations = ClientMethod.listRegistrations.rawValue
+    public static let renameRegistration = ClientMethod.renameRegistration.rawValue
+    public static let deleteRegistration = ClientMethod.deleteRegistration.rawValue
 
     // Daemon → client notifications.
-    public static let authenticatorAdded = "authenticators.added"
-    public static let authenticatorRemoved = "authenticators.removed"
-    public static let authenticatorChanged = "authenticators.changed"
-    public static let operationStatus = "operation.status"
-    public static let shuttingDown = "daemon.shuttingDown"
+    public static let authenticatorAdded = DaemonNotification.authenticatorAdded.rawValue
+    public static let authenticatorRemoved = DaemonNotification.authenticatorRemoved.rawValue
+    public static let authenticatorChanged = DaemonNotification.authenticatorChanged.rawValue
+    public static let operationStatus = DaemonNotification.operationStatus.rawValue
+    public static let shuttingDown = DaemonNotification.shuttingDown.rawValue
 
     /// Every method a client may call.
-    public static let clientMethods = [
-        hello, listAuthenticators, authenticatorInfo, watchAuthenticators, selectAuthenticator, cancelOperation,
-        createCredential, getCredential, listRegistrations, renameRegistration, deleteRegistration,
-    ] + ManagementMethod.all
+    public static let clientMethods = ClientMethod.allCases.map(\.rawValue)
 
     /// Every notification the daemon sends.
-    public static let notifications = [
-        authenticatorAdded, authenticatorRemoved, authenticatorChanged, operationStatus, shuttingDown,
-    ]
+    public static let notifications = DaemonNotification.allCases.map(\.rawValue)
 }
 
 /// The protocol version this build speaks (`hello`'s `protocol`).
