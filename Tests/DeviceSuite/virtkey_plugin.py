@@ -33,19 +33,15 @@ import time
 
 import fido2.hid
 import pytest
-from fido2.hid.base import CtapHidConnection, HidDescriptor
+from fido2.hid.base import HidDescriptor
+from socket_key import REPORT_SIZE, SocketConnection
 
 # What the virtual key reports over USB (authkeyd-virtkey --uhid uses the
 # same ids: pid.codes' test vendor 0x1209, product 0x0001).
 VENDOR_ID = 0x1209
 PRODUCT_ID = 0x0001
-REPORT_SIZE = 64
 PRODUCT_NAME = "authkeyd Virtual Key (device suite)"
 
-# A read that waits this long is a hung key, not a slow one: the key sends
-# a keepalive at least every 100 ms while it works, and a touch comes at
-# once. Failing the test beats hanging make test.
-READ_TIMEOUT_SECONDS = 30
 START_TIMEOUT_SECONDS = 10
 
 
@@ -132,28 +128,9 @@ class VirtualKeyProcess:
         )
 
 
-class SocketCtapHidConnection(CtapHidConnection):
-    """CTAPHID reports over the virtual key's SOCK_SEQPACKET socket."""
-
-    def __init__(self, descriptor):
-        self.descriptor = descriptor
-        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._socket.settimeout(READ_TIMEOUT_SECONDS)
-        self._socket.connect(descriptor.path)
-
-    def write_packet(self, data):
-        if self._socket.send(data) != len(data):
-            raise OSError("failed to write the entire report")
-
-    def read_packet(self):
-        report = self._socket.recv(REPORT_SIZE)
-        if not report:
-            # The key was unplugged under this connection.
-            raise OSError("the virtual key hung up")
-        return report
-
-    def close(self):
-        self._socket.close()
+def _open_connection(descriptor):
+    """The suite's connection to the key: the project's shared one."""
+    return SocketConnection(descriptor.path)
 
 
 # The one key on this machine's "HID bus"; set by pytest_configure.
@@ -178,7 +155,7 @@ def _get_descriptor(path):
 # open_connection up in fido2.hid when called.
 fido2.hid.list_descriptors = _list_descriptors
 fido2.hid.get_descriptor = _get_descriptor
-fido2.hid.open_connection = SocketCtapHidConnection
+fido2.hid.open_connection = _open_connection
 
 
 def pytest_addoption(parser):

@@ -14,12 +14,11 @@ import base64
 import hashlib
 import json
 import os
-import socket
 import sys
 
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.blob import LargeBlobs
-from fido2.hid import CtapHidConnection, CtapHidDevice, HidDescriptor
+from socket_key import open_device
 
 
 def b64decode(text):
@@ -30,28 +29,9 @@ def b64encode(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-class SocketConnection(CtapHidConnection):
-    """One 64-byte CTAPHID report per SOCK_SEQPACKET message, no report ID."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.sock.settimeout(30)
-        self.sock.connect(path)
-
-    def write_packet(self, data):
-        self.sock.send(bytes(data).ljust(64, b"\0"))
-
-    def read_packet(self):
-        return self.sock.recv(64)
-
-    def close(self):
-        self.sock.close()
-
-
 def main():
     path, rp_id, credential_id = sys.argv[1], sys.argv[2], b64decode(sys.argv[3])
-    descriptor = HidDescriptor(path, 0x1209, 0x0001, 64, 64, "authkeyd virtual key", None)
-    ctap2 = Ctap2(CtapHidDevice(descriptor, SocketConnection(path)))
+    ctap2 = Ctap2(open_device(path))
     if not LargeBlobs.is_supported(ctap2.info):
         raise SystemExit("the key does not report largeBlobs")
     assertion = ctap2.get_assertion(

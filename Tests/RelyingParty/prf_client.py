@@ -30,7 +30,6 @@ and exits 1.
 import hashlib
 import json
 import os
-import socket
 import sys
 from collections.abc import Mapping
 
@@ -38,40 +37,9 @@ from fido2.client import DefaultClientDataCollector, Fido2Client, UserInteractio
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.extensions import HmacSecretExtension
 from fido2.ctap2.pin import ClientPin, PinProtocolV1, PinProtocolV2
-from fido2.hid import CtapHidDevice
-from fido2.hid.base import CtapHidConnection, HidDescriptor
 from fido2.utils import websafe_decode, websafe_encode
 from fido2.webauthn import PublicKeyCredentialDescriptor, PublicKeyCredentialRequestOptions
-
-REPORT_SIZE = 64
-
-
-class SocketConnection(CtapHidConnection):
-    """CTAPHID reports over a SOCK_SEQPACKET socket: one report per message."""
-
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.socket.settimeout(30)
-        self.socket.connect(path)
-
-    def write_packet(self, data):
-        if self.socket.send(data) != len(data):
-            raise OSError("short write to the key's socket")
-
-    def read_packet(self):
-        report = self.socket.recv(REPORT_SIZE)
-        if len(report) != REPORT_SIZE:
-            raise OSError("the key's socket closed or sent a short report")
-        return report
-
-    def close(self):
-        self.socket.close()
-
-
-def open_device(path):
-    descriptor = HidDescriptor(path, 0, 0, REPORT_SIZE, REPORT_SIZE, "socket key", None)
-    return CtapHidDevice(descriptor, SocketConnection(path))
-
+from socket_key import open_device
 
 class PinInteraction(UserInteraction):
     def __init__(self, pin):
