@@ -93,5 +93,11 @@ import TestSupport
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(sentinel.writer)")
         #expect(theirs.hasPrefix("pipe:") && theirs == ours, "sentinel reads \(theirs), we hold \(ours)")
         #expect(alive(background.process.processIdentifier))
+        // It lives as long as this process: a descriptor it inherited (a
+        // socket by which Foundation learns that a child exited) would
+        // stay open as long, and the child would never be seen to end.
+        let inherited = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(sentinel.pid)/fd")
+            .compactMap { Int32($0) }.filter { $0 > 2 }
+        #expect(inherited.isEmpty, "the sentinel holds descriptors beyond 0-2: \(inherited)")
     }
 }

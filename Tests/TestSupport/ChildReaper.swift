@@ -68,6 +68,17 @@ public enum ChildReaper {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, reader, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // Nothing else: the sentinel outlives every child, so a descriptor
+        // it inherited would stay open until the test process ends. Found
+        // as a hang: Foundation's Process learns that a child exited when
+        // the child's end of a socket pair closes, and another thread's
+        // `Process.run()` had that end open (not close-on-exec) at the
+        // instant the sentinel was spawned; the child became a zombie
+        // that `isRunning` still called running.
+        guard closeFrom(3, in: &actions) == 0 else {
+            close(writer)
+            return (-1, -1)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
