@@ -40,6 +40,9 @@ public enum FileDescriptor {
                 Result { () throws(SystemError) in try write(fd, UnsafeRawBufferPointer(rebasing: all[offset...])) }
             }
             guard let written = try result.get() else { throw SystemError("write", code: EAGAIN) }
+            // Writing nothing of a non-empty buffer does not happen on Linux;
+            // should it, this loop would never end, so it fails instead.
+            guard written > 0 else { throw SystemError("write", code: EIO) }
             offset += written
         }
     }

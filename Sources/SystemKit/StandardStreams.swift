@@ -31,3 +31,8 @@ public func currentEnvironment() -> [String: String] {
     }
     return result
 }
+
+/// One environment variable; nil when it is not set.
+public func environmentVariable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}

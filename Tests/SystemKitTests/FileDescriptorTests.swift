@@ -80,3 +80,23 @@ import Testing
         #expect(descriptors[1].revents & Int16(POLLNVAL) != 0, "a descriptor not open is an event, not a failure")
     }
 }
+
+@Suite struct ZeroSecretTests {
+    @Test func zeroSecretZeroesEveryByteAndKeepsTheCount() {
+        var secret: [UInt8] = [1, 2, 3, 4]
+        zeroSecret(&secret)
+        #expect(secret == [0, 0, 0, 0])
+        var empty: [UInt8] = []
+        zeroSecret(&empty)
+        #expect(empty.isEmpty)
+    }
+}
+
+@Suite struct EnvironmentVariableTests {
+    @Test func aVariableSetIsReadAndOneUnsetIsNil() {
+        setenv("AUTHKEYD_TEST_VARIABLE", "value=1", 1)
+        defer { unsetenv("AUTHKEYD_TEST_VARIABLE") }
+        #expect(environmentVariable("AUTHKEYD_TEST_VARIABLE") == "value=1")
+        #expect(environmentVariable("AUTHKEYD_TEST_VARIABLE_NOT_SET") == nil)
+    }
+}

@@ -31,7 +31,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
         do {
             try retryingOnInterrupt("inotify_add_watch(\(directory))") { inotify_add_watch(inotify, directory, mask) }
         } catch {
-            close(inotify)
+            FileDescriptor.close(inotify)
             throw error
         }
     }
@@ -40,7 +40,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: inotify, queue: broker.queue)
         source.setEventHandler { [weak self] in self?.directoryChanged() }
-        source.setCancelHandler { [inotify] in close(inotify) }
+        source.setCancelHandler { [inotify] in FileDescriptor.close(inotify) }
         self.source = source
         source.resume()
         broker.queue.async { [weak self] in self?.tryConnect() }
@@ -53,9 +53,10 @@ final class AttachedKeyWatcher: @unchecked Sendable {
 
     private func directoryChanged() {
         // The events themselves are drained; what matters is whether the
-        // socket now accepts a connection.
+        // socket now accepts a connection. Drained until none is left (nil)
+        // or reading fails, which the connection attempt shows for itself.
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(inotify, &buffer, buffer.count) > 0 {}
+        while let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor.read(inotify, into: $0) }), count > 0 {}
         refusedRetries = 0
         tryConnect()
     }
