@@ -21,11 +21,11 @@ func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T? {
     quiet.c_lflag &= ~tcflag_t(ECHO)
     quiet.c_lflag |= tcflag_t(ECHONL)
     settingsToRestore = (fd, saved)
-    let previousHandlers = endingSignals.map { ($0, signal($0, restoreTerminalAndResignal)) }
+    let previousHandlers = endingSignals.map { ($0, setSignalHandler($0, restoreTerminalAndResignal)) }
     defer {
         // A terminal gone meanwhile has no echo to put back.
         try? TerminalSettings.set(fd, saved, .afterOutputDroppingInput)
-        for (number, handler) in previousHandlers { signal(number, handler) }
+        for (number, handler) in previousHandlers { setSignalHandler(number, handler) }
         settingsToRestore = nil
     }
     guard (try? TerminalSettings.set(fd, quiet, .afterOutputDroppingInput)) != nil else { return nil }
@@ -36,7 +36,7 @@ func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T? {
 /// action, so the process ends exactly as it would have.
 private func restoreTerminalAndResignal(_ number: Int32) {
     restoreTerminal()
-    signal(number, SIG_DFL)
+    setSignalHandler(number, nil)
     raise(number)
 }
 

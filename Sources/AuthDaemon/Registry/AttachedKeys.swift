@@ -25,15 +25,8 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     init(path: String, broker: Broker) throws(SystemError) {
         self.path = path
         self.broker = broker
-        inotify = try retryingOnInterrupt("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)
-        do {
-            try retryingOnInterrupt("inotify_add_watch(\(directory))") { inotify_add_watch(inotify, directory, mask) }
-        } catch {
-            FileDescriptor.close(inotify)
-            throw error
-        }
+        inotify = try DirectoryWatch.open(directory, events: UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
     }
 
     /// Starts watching; connects at once if the socket is already there.
