@@ -11,7 +11,7 @@ final class USBKeyWatcher: @unchecked Sendable {
     private let broker: Broker
     private let logger: Logger
     private let hotplug: any HotplugSource
-    private let open: @Sendable (DeviceDescriptor) throws(FIDO2Error) -> Device
+    private let openKey: @Sendable (DeviceDescriptor) throws(FIDO2Error) -> Device
     /// Where the keys present are listed: sysfs may be slow, and the
     /// broker's queue must not wait for it. (A serial queue of our own, not
     /// a global one: see `QueueExecutor` on why the global pool stays unused.)
@@ -23,14 +23,14 @@ final class USBKeyWatcher: @unchecked Sendable {
 
     init(
         broker: Broker, logger: Logger, hotplug: any HotplugSource = UdevHotplug(),
-        open: @escaping @Sendable (DeviceDescriptor) throws(FIDO2Error) -> Device = { descriptor throws(FIDO2Error) in
+        openKey: @escaping @Sendable (DeviceDescriptor) throws(FIDO2Error) -> Device = { descriptor throws(FIDO2Error) in
             try Device.open(path: descriptor.path)
         }
     ) {
         self.broker = broker
         self.logger = logger
         self.hotplug = hotplug
-        self.open = open
+        self.openKey = openKey
     }
 
     /// Follows hotplug events and brings up the keys present now;
@@ -87,12 +87,12 @@ final class USBKeyWatcher: @unchecked Sendable {
         guard bringingUp.withLock({ $0.insert(descriptor.path).inserted }) else { return }
         defer { _ = bringingUp.withLock { $0.remove(descriptor.path) } }
         guard await broker.key(atPath: descriptor.path) == nil else { return }
-        let open = open
+        let openKey = openKey
         await broker.bringUp(
             transport: .usb, path: descriptor.path, manufacturer: descriptor.manufacturer,
             product: descriptor.product, vendorID: descriptor.vendorID, productID: descriptor.productID
         ) { () throws(FIDO2Error) -> Device in
-            try open(descriptor)
+            try openKey(descriptor)
         }
     }
 }
