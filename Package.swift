@@ -47,10 +47,13 @@ let package = Package(
         // A software CTAP 2.1 authenticator and its front ends.
         .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
 
+        // USB keys present and their hotplug events; the only module that touches libudev.
+        .target(name: "Hotplug", dependencies: ["CUdev", "FIDO2", "SystemKit"]),
+
         // The broker: socket server, key registry and hotplug, operations, policy.
         .target(
             name: "AuthDaemon",
-            dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "CUdev", "CBOR", "Crypto"]),
+            dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "Hotplug", "CBOR", "Crypto"]),
 
         // The client library: connection, correlation, notifications, prompts.
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
@@ -80,7 +83,9 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
-        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "SystemKit", "TestSupport"]),
+        .testTarget(
+            name: "AuthDaemonTests",
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",

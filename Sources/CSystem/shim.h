@@ -27,4 +27,12 @@ extern int accept4(int fd, struct sockaddr *address, unsigned int *length, int f
 static inline int authkeyd_accept(int listener, int flags) {
     return accept4(listener, 0, 0, flags);
 }
+
+/* pipe2(2) is a GNU extension too: O_CLOEXEC set as the pipe is made, so
+ * no helper started meanwhile inherits it. */
+extern int pipe2(int fds[2], int flags);
+
+static inline int authkeyd_pipe(int fds[2], int flags) {
+    return pipe2(fds, flags);
+}
 #endif

@@ -63,7 +63,7 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String, file: Stat
 /// With AUTHKEYD_FUZZ_TRACE set, the harnesses say what they do, on
 /// standard error: for reading what an input means (`authkeyd-fuzz TARGET FILE`).
 enum FuzzTrace {
-    static let isEnabled = getenv("AUTHKEYD_FUZZ_TRACE") != nil
+    static let isEnabled = environmentVariable("AUTHKEYD_FUZZ_TRACE") != nil
     private static let start = ContinuousClock.now
 
     /// One line, after the milliseconds since the first.

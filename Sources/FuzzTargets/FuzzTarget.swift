@@ -32,7 +32,7 @@ public enum FuzzTarget: String, CaseIterable, Codable, Sendable {
     /// The target AUTHKEYD_FUZZ_TARGET names, for the libFuzzer binary;
     /// without one, the process ends with a usage message.
     public static func fromEnvironment() -> FuzzTarget {
-        let name = getenv("AUTHKEYD_FUZZ_TARGET").map { String(cString: $0) } ?? ""
+        let name = environmentVariable("AUTHKEYD_FUZZ_TARGET") ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
             writeToStandardError("authkeyd-fuzz: set AUTHKEYD_FUZZ_TARGET to one of: \(allNames)\n")
             exit(64)
@@ -88,10 +88,6 @@ public func readInput(_ path: String) -> [UInt8]? {
 /// `path` itself, or the regular files in the folder `path`, sorted.
 public func inputFiles(at path: String) -> [String] {
     guard let names = directoryNames(path) else { return [path] }
-    return names.filter { !$0.hasPrefix(".") }.map { "\(path)/\($0)" }.filter(isRegularFile).sorted()
+    return names.filter { !$0.hasPrefix(".") }.map { "\(path)/\($0)" }.filter(FileSystem.isRegularFile).sorted()
 }
 
-private func isRegularFile(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-}

@@ -13,7 +13,7 @@ public enum AtomicFile {
             open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, permissions)
         }
         do {
-            try writeAll(fd, bytes)
+            try FileDescriptor.writeAll(fd, bytes)
             try retryingOnInterrupt("fsync(\(temporary))") { fsync(fd) }
         } catch {
             Glibc.close(fd)
@@ -50,18 +50,6 @@ public enum AtomicFile {
             let count = try retryingOnInterrupt("read(\(path))") { Glibc.read(fd, &chunk, chunk.count) }
             if count == 0 { return content }
             content.append(contentsOf: chunk[0..<count])
-        }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write")
-            }
-            offset += written
         }
     }
 

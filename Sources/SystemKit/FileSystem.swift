@@ -11,6 +11,12 @@ public enum FileSystem {
         access(path, F_OK) == 0
     }
 
+    /// Whether `path` is a regular file (following symbolic links).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// The directory part of `path`: "" for a bare name, "/" for a file at the root.
     public static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
@@ -33,6 +39,11 @@ public enum FileSystem {
     /// Removes the file (or socket, or link); one that is already gone is not an error.
     public static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink(\(path))") }
+    }
+
+    /// Renames `path` to `newPath` (replacing a file there, atomically).
+    public static func rename(_ path: String, to newPath: String) throws(SystemError) {
+        try retryingOnInterrupt("rename(\(path))") { Glibc.rename(path, newPath) }
     }
 
     public static func setMode(_ path: String, _ mode: mode_t) throws(SystemError) {

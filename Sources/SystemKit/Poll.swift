@@ -18,3 +18,15 @@ public func setNonBlocking(_ fd: Int32, _ enabled: Bool = true) throws(SystemErr
 /// `POLLRDHUP`: the peer shut down its writing side. Linux ABI (0x2000);
 /// Swift's Glibc module is built without `_GNU_SOURCE` and does not see it.
 public let pollReadHangUp = Int16(0x2000)
+
+/// Waits until one of `descriptors` has an event, up to `timeoutMilliseconds`
+/// (negative: without limit): how many have one, 0 on timeout. The events
+/// are in each one's `revents`.
+@discardableResult
+public func waitForEvents(_ descriptors: inout [pollfd], timeoutMilliseconds: Int) throws(SystemError) -> Int {
+    let count = nfds_t(descriptors.count)
+    let ready = try descriptors.withUnsafeMutableBufferPointer { (buffer) throws(SystemError) in
+        try retryingOnInterrupt("poll") { poll(buffer.baseAddress, count, Int32(clamping: timeoutMilliseconds)) }
+    }
+    return Int(ready)
+}

@@ -3,14 +3,9 @@ import Glibc
 /// Writes text to standard error, unbuffered. (Swift 6 forbids touching
 /// the C `stderr` global from concurrent code, and `write(2)` needs no lock.)
 public func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-    }
+    // Standard error is where a failure would be reported: there is no
+    // one left to tell that it failed.
+    try? FileDescriptor.writeAll(2, Array(text.utf8))
 }
 
 /// Flushes every C stdio output stream, `print`'s included.
@@ -30,4 +25,9 @@ public func currentEnvironment() -> [String: String] {
         pointer += 1
     }
     return result
+}
+
+/// One environment variable; nil when it is not set.
+public func environmentVariable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }

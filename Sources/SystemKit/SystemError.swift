@@ -23,3 +23,19 @@ public func retryingOnInterrupt<T: BinaryInteger>(_ call: String, _ body: () -> 
         if errno != EINTR { throw SystemError(call) }
     }
 }
+
+/// Like `retryingOnInterrupt`, for a non-blocking descriptor: nil when the
+/// call would block (EAGAIN), which is not a failure but "not now".
+public func retryingOnInterruptUnlessWouldBlock<T: BinaryInteger>(
+    _ call: String, _ body: () -> T
+) throws(SystemError) -> T? {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        switch errno {
+        case EINTR: continue
+        case EAGAIN: return nil
+        default: throw SystemError(call)
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// The terminal and its settings to put back if a signal ends authctl
 /// while echo is off. A signal handler can reach only globals; this one is
@@ -14,20 +15,20 @@ private let endingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 /// do what it would have done. nil, without running `body`, if the terminal
 /// cannot be set: a secret is never read with echo on.
 func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T? {
-    var saved = termios()
-    guard tcgetattr(fd, &saved) == 0 else { return nil }
+    guard let saved = try? TerminalSettings.current(fd) else { return nil }
     _ = exitHook
     var quiet = saved
     quiet.c_lflag &= ~tcflag_t(ECHO)
     quiet.c_lflag |= tcflag_t(ECHONL)
     settingsToRestore = (fd, saved)
-    let previousHandlers = endingSignals.map { ($0, signal($0, restoreTerminalAndResignal)) }
+    let previousHandlers = endingSignals.map { ($0, setSignalHandler($0, restoreTerminalAndResignal)) }
     defer {
-        _ = tcsetattr(fd, TCSAFLUSH, &saved)
-        for (number, handler) in previousHandlers { signal(number, handler) }
+        // A terminal gone meanwhile has no echo to put back.
+        try? TerminalSettings.set(fd, saved, .afterOutputDroppingInput)
+        for (number, handler) in previousHandlers { setSignalHandler(number, handler) }
         settingsToRestore = nil
     }
-    guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { return nil }
+    guard (try? TerminalSettings.set(fd, quiet, .afterOutputDroppingInput)) != nil else { return nil }
     return body()
 }
 
@@ -35,7 +36,7 @@ func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T? {
 /// action, so the process ends exactly as it would have.
 private func restoreTerminalAndResignal(_ number: Int32) {
     restoreTerminal()
-    signal(number, SIG_DFL)
+    setSignalHandler(number, nil)
     raise(number)
 }
 
@@ -47,9 +48,11 @@ private let exitHook: Void = {
 }()
 
 private func restoreTerminal() {
-    guard var saved = settingsToRestore else { return }
-    _ = tcsetattr(saved.fd, TCSANOW, &saved.settings)
+    // In a signal handler: nothing here allocates, and a failure has no one
+    // to be reported to (the process is ending).
+    guard let saved = settingsToRestore else { return }
+    try? TerminalSettings.set(saved.fd, saved.settings, .now)
     // The Enter that would have ended the line never came: end it, so
     // what is written next starts on a line of its own.
-    _ = write(saved.fd, "\n", 1)
+    _ = StaticString("\n").withUTF8Buffer { try? FileDescriptor.write(saved.fd, UnsafeRawBufferPointer($0)) }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import SystemKit
 
 /// Reads one line from `fd`, a byte at a time so that nothing after the
 /// line is consumed (the next PIN on a `--pin-fd` pipe stays there for the
@@ -10,9 +10,9 @@ func readLine(from fd: Int32, limit: Int = 4096) -> [UInt8]? {
     var byte: UInt8 = 0
     var sawAnything = false
     while true {
-        let count = read(fd, &byte, 1)
-        if count < 0 && errno == EINTR { continue }
-        guard count == 1 else { break }
+        // A read error ends the line as the end of input does.
+        guard let count = try? withUnsafeMutableBytes(of: &byte, { try FileDescriptor.read(fd, into: $0) }), count == 1
+        else { break }
         sawAnything = true
         if byte == UInt8(ascii: "\n") { break }
         // A line longer than any answer authctl asks for is cut, not buffered without end.
@@ -25,5 +25,5 @@ func readLine(from fd: Int32, limit: Int = 4096) -> [UInt8]? {
 
 /// Zeroes a secret's bytes once it has been handed on.
 func wipe(_ bytes: inout [UInt8]) {
-    for index in bytes.indices { bytes[index] = 0 }
+    zeroSecret(&bytes)
 }

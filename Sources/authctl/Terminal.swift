@@ -11,12 +11,14 @@ final class Terminal: Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    deinit { close(fd) }
+    deinit { FileDescriptor.close(fd) }
 
     /// nil without a controlling terminal (a service, `setsid`, ssh without -t).
     static func open() -> Terminal? {
-        let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        return fd >= 0 ? Terminal(fd: fd) : nil
+        // ENXIO (no controlling terminal) is the usual failure; any other
+        // leaves authctl just as unable to ask.
+        guard let fd = try? FileDescriptor.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY) else { return nil }
+        return Terminal(fd: fd)
     }
 
     /// Shows `question` and returns the line typed; nil at Ctrl-D.
@@ -51,13 +53,7 @@ final class Terminal: Sendable {
     }
 
     private func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        // A terminal that takes no more output has no one left to tell.
+        try? FileDescriptor.writeAll(fd, Array(text.utf8))
     }
 }

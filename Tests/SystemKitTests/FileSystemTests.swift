@@ -65,3 +65,18 @@ import Testing
         #expect(FileSystem.parent(of: "sock") == "")
     }
 }
+
+@Suite struct FileSystemRenameTests {
+    @Test func renameMovesAFileAndReportsAMissingOne() throws {
+        var template = Array("/tmp/authkeyd-rename-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let root = String(cString: try #require(made))
+        try AtomicFile.write([1], to: "\(root)/a")
+        try FileSystem.rename("\(root)/a", to: "\(root)/b")
+        #expect(!FileSystem.exists("\(root)/a"))
+        #expect(FileSystem.isRegularFile("\(root)/b"))
+        #expect(!FileSystem.isRegularFile(root), "a directory is not a regular file")
+        #expect(!FileSystem.isRegularFile("\(root)/a"), "nor is nothing")
+        #expect(throws: SystemError("rename(\(root)/a)", code: ENOENT)) { try FileSystem.rename("\(root)/a", to: "\(root)/c") }
+    }
+}

@@ -65,8 +65,8 @@ public final class Logger: Sendable {
         guard let value, let colon = value.firstIndex(of: ":"),
             let device = UInt64(value[..<colon]), let inode = UInt64(value[value.index(after: colon)...])
         else { return false }
-        var info = stat()
-        guard fstat(2, &info) == 0 else { return false }
+        // A standard error that cannot be looked at is no journal stream.
+        guard let info = try? FileDescriptor.status(2) else { return false }
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 

@@ -25,22 +25,15 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     init(path: String, broker: Broker) throws(SystemError) {
         self.path = path
         self.broker = broker
-        inotify = try retryingOnInterrupt("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)
-        do {
-            try retryingOnInterrupt("inotify_add_watch(\(directory))") { inotify_add_watch(inotify, directory, mask) }
-        } catch {
-            close(inotify)
-            throw error
-        }
+        inotify = try DirectoryWatch.open(directory, events: UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
     }
 
     /// Starts watching; connects at once if the socket is already there.
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: inotify, queue: broker.queue)
         source.setEventHandler { [weak self] in self?.directoryChanged() }
-        source.setCancelHandler { [inotify] in close(inotify) }
+        source.setCancelHandler { [inotify] in FileDescriptor.close(inotify) }
         self.source = source
         source.resume()
         broker.queue.async { [weak self] in self?.tryConnect() }
@@ -53,9 +46,10 @@ final class AttachedKeyWatcher: @unchecked Sendable {
 
     private func directoryChanged() {
         // The events themselves are drained; what matters is whether the
-        // socket now accepts a connection.
+        // socket now accepts a connection. Drained until none is left (nil)
+        // or reading fails, which the connection attempt shows for itself.
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(inotify, &buffer, buffer.count) > 0 {}
+        while let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor.read(inotify, into: $0) }), count > 0 {}
         refusedRetries = 0
         tryConnect()
     }

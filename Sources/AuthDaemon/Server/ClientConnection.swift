@@ -58,7 +58,15 @@ final class ClientConnection: @unchecked Sendable {
     private func readAvailable() {
         let chunk = readBuffer.bytes
         while !isClosed {
-            let count = recv(fd, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
+            let count: Int
+            do {
+                // Nothing more for now: the read source calls again.
+                guard let received = try UnixSocket.receive(fd, into: chunk, nonBlocking: true) else { return }
+                count = received
+            } catch {
+                // A read error ends input as surely as end of input does.
+                count = -1
+            }
             if count > 0 {
                 framer.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { event in
                     switch event {
@@ -70,8 +78,6 @@ final class ClientConnection: @unchecked Sendable {
                 if count < chunk.count { return }
                 continue
             }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-            // End of input (or a read error, which ends input as surely).
             readSource?.cancel()
             readSource = nil
             handler?(.endOfInput(hungUp: count < 0 || peerHungUp()))
@@ -82,9 +88,9 @@ final class ClientConnection: @unchecked Sendable {
     /// After end of input: did the peer shut down only its writing side
     /// (it still reads our replies) or is it gone?
     private func peerHungUp() -> Bool {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        guard poll(&descriptor, 1, 0) >= 0 else { return true }
-        return descriptor.revents & Int16(POLLHUP | POLLERR) != 0
+        var descriptors = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
+        guard (try? waitForEvents(&descriptors, timeoutMilliseconds: 0)) != nil else { return true }
+        return descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0
     }
 
     /// Queues bytes for the client; written at once when the socket takes them.
@@ -106,21 +112,24 @@ final class ClientConnection: @unchecked Sendable {
     private func flush() {
         while outboxStart < outbox.count && !isClosed {
             let written = outbox.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + outboxStart, raw.count - outboxStart, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                Result { () throws(SystemError) in
+                    try UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: raw[outboxStart...]), nonBlocking: true)
+                }
             }
-            if written > 0 {
-                outboxStart += written
+            switch written {
+            case .success(let count?) where count > 0:
+                outboxStart += count
                 continue
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written < 0 && errno == EAGAIN {
+            case .success(nil):
                 armWriteSource()
                 return
+            case .success, .failure:
+                // The client is gone (EPIPE, ECONNRESET), or the socket broken.
+                return close()
             }
-            return close()
         }
         // Replies can carry secrets (hmac-secret outputs): none stays behind.
-        outbox.withUnsafeMutableBytes { if let start = $0.baseAddress { explicit_bzero(start, $0.count) } }
+        zeroSecret(&outbox)
         outbox.removeAll(keepingCapacity: outbox.capacity <= 65_536)
         outboxStart = 0
         writeSource?.cancel()
@@ -146,7 +155,7 @@ final class ClientConnection: @unchecked Sendable {
 
     private func sourceCancelled() {
         liveSources -= 1
-        if isClosed && liveSources == 0 { Glibc.close(fd) }
+        if isClosed && liveSources == 0 { FileDescriptor.close(fd) }
     }
 
     /// Closes at once; queued output is dropped.
@@ -158,7 +167,7 @@ final class ClientConnection: @unchecked Sendable {
         readSource = nil
         writeSource = nil
         outbox = []
-        if liveSources == 0 { Glibc.close(fd) }
+        if liveSources == 0 { FileDescriptor.close(fd) }
         let closed = onClosed
         onClosed = nil
         handler = nil

@@ -34,7 +34,7 @@ final class RegistrationStore: @unchecked Sendable {
 
     /// Creates the directory; reports why it cannot.
     func prepare() throws(SystemError) {
-        try makeDirectory(directory)
+        try FileSystem.makeDirectory(directory, mode: 0o700, intermediates: true)
         removeTemporaries()
     }
 
@@ -44,14 +44,12 @@ final class RegistrationStore: @unchecked Sendable {
     /// stay for good, a stale copy of the user's registrations.
     private func removeTemporaries() {
         let stale = (directoryNames(directory) ?? []).filter { $0.contains(".json.tmp.") }
-        for name in stale { unlink("\(directory)/\(name)") }
+        for name in stale {
+            do { try FileSystem.removeFile("\(directory)/\(name)") } catch {
+                logger.warning("cannot remove \(directory)/\(name), left by a crash: \(error)")
+            }
+        }
         if !stale.isEmpty { logger.info("removed \(stale.count) temporary file(s) left in \(directory) by a crash") }
-    }
-
-    private func makeDirectory(_ path: String) throws(SystemError) {
-        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-        if !parent.isEmpty && access(parent, F_OK) != 0 { try makeDirectory(parent) }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir(\(path))") }
     }
 
     private func file(for uid: uid_t) -> String { "\(directory)/\(uid).json" }
@@ -67,7 +65,9 @@ final class RegistrationStore: @unchecked Sendable {
             } catch {
                 // Keep the unreadable file for a person to look at; start afresh.
                 logger.error("\(file(for: uid)) is unreadable (\(error)); keeping it as .corrupt")
-                _ = Glibc.rename(file(for: uid), file(for: uid) + ".corrupt")
+                do { try FileSystem.rename(file(for: uid), to: file(for: uid) + ".corrupt") } catch {
+                    logger.error("cannot keep it: \(error)")
+                }
             }
         }
         cache[uid] = loaded

@@ -16,29 +16,24 @@ final class UHIDDevice: Sendable {
     private let wakeWriter: Int32
 
     init() throws(SystemError) {
-        fd = try retryingOnInterrupt("open \(Self.path)") { open(Self.path, O_RDWR | O_CLOEXEC) }
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
-            let error = SystemError("pipe")
-            close(fd)
+        fd = try FileDescriptor.open(Self.path, O_RDWR | O_CLOEXEC)
+        do {
+            (wakeReader, wakeWriter) = try FileDescriptor.pipe()
+        } catch {
+            FileDescriptor.close(fd)
             throw error
         }
-        wakeReader = pipeEnds[0]
-        wakeWriter = pipeEnds[1]
-        _ = fcntl(wakeReader, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(wakeWriter, F_SETFD, FD_CLOEXEC)
     }
 
     deinit {
-        close(fd)
-        close(wakeReader)
-        close(wakeWriter)
+        FileDescriptor.close(fd)
+        FileDescriptor.close(wakeReader)
+        FileDescriptor.close(wakeWriter)
     }
 
     /// Writes one event; the kernel acts on it before the call returns.
     func send(_ event: UHIDDeviceEvent) throws(SystemError) {
-        let bytes = event.bytes
-        try retryingOnInterrupt("write \(Self.path)") { write(fd, bytes, bytes.count) }
+        try FileDescriptor.writeAll(fd, event.bytes)
     }
 
     /// Waits for the kernel's next event; nil once `wake()` was called or
@@ -50,25 +45,19 @@ final class UHIDDevice: Sendable {
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            guard (try? waitForEvents(&descriptors, timeoutMilliseconds: -1)) != nil else { return nil }
             if descriptors[1].revents != 0 { return nil }
             if descriptors[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return nil }
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return nil
-            }
+            let count: Int?
+            do { count = try buffer.withUnsafeMutableBytes { try FileDescriptor.read(fd, into: $0) } } catch { return nil }
+            guard let count else { continue }
             if let event = UHIDKernelEvent(bytes: buffer.prefix(count)) { return event }
         }
     }
 
     /// Ends the wait in `nextEvent()`, now and for every later call.
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
+        // A pipe too full to take the byte already holds one that wakes the reader.
+        _ = try? [UInt8(1)].withUnsafeBytes { try FileDescriptor.write(wakeWriter, $0) }
     }
 }

@@ -40,7 +40,7 @@ public final class VirtualKeySocketServer: Sendable {
         if UnixSocket.isListening(path: path, kind: .seqPacket) {
             throw SystemError("another virtual key is already serving \(path)", code: EADDRINUSE)
         }
-        unlink(path)
+        try FileSystem.removeFile(path)
         let fd = try UnixSocket.listen(path: path, kind: .seqPacket)
         listener.withLock { $0 = fd }
         startThread(name: "vkey-accept") { [self] in acceptLoop(fd) }
@@ -54,10 +54,12 @@ public final class VirtualKeySocketServer: Sendable {
 
     private func closeListener() {
         if let fd = listener.withLock({ state -> Int32? in defer { state = nil }; return state }) {
-            // shutdown wakes the thread blocked in accept.
-            shutdown(fd, Int32(SHUT_RDWR))
-            close(fd)
-            unlink(path)
+            // shutdown wakes the thread blocked in accept. Nothing here can
+            // fail but on a bug: the listener is ours, and so is the file,
+            // which only the next start would trip over (and replace).
+            try? UnixSocket.shutdown(fd)
+            FileDescriptor.close(fd)
+            try? FileSystem.removeFile(path)
         }
         let dropped = clients.withLock { clients in
             defer { clients.removeAll() }
@@ -75,7 +77,7 @@ public final class VirtualKeySocketServer: Sendable {
             do { fd = try UnixSocket.accept(listenerFD) } catch { return }
             guard let fd else { continue }
             guard key.isPluggedIn else {
-                close(fd)
+                FileDescriptor.close(fd)
                 continue
             }
             let port = SocketHostPort(fd: fd)
@@ -88,9 +90,10 @@ public final class VirtualKeySocketServer: Sendable {
     private func serve(_ port: SocketHostPort) {
         var report = [UInt8](repeating: 0, count: CTAPHID.reportSize + 1)
         while true {
-            let count = recv(port.fd, &report, report.count, 0)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
+            // A receive error ends the connection as surely as end-of-file.
+            guard let count = try? report.withUnsafeMutableBytes({ try UnixSocket.receive(port.fd, into: $0) }),
+                count > 0
+            else { break }
             // A message that is not exactly one report is not CTAPHID; drop it.
             guard count == CTAPHID.reportSize else { continue }
             key.transport.receive(report: Array(report.prefix(CTAPHID.reportSize)), from: port)
@@ -110,16 +113,19 @@ final class SocketHostPort: HostPort {
 
     func deliver(report: [UInt8]) {
         guard !closed.load(ordering: .acquiring) else { return }
-        // Never block the key on a host that does not read.
-        _ = send(fd, report, report.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+        // Never block the key on a host that does not read: a report it has
+        // no room for is lost, as on a USB key whose host stopped polling; a
+        // host gone is seen by the serving thread.
+        _ = try? report.withUnsafeBytes { try UnixSocket.send(fd, $0, nonBlocking: true) }
     }
 
     /// Ends the connection; the serving thread sees end-of-file and cleans up.
     func hangUp() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        // Fails only if the host is already gone, which is what was wanted.
+        try? UnixSocket.shutdown(fd)
     }
 
     func close() {
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { FileDescriptor.close(fd) }
     }
 }
