@@ -32,7 +32,7 @@ enum SocketFile {
         }
         do { try FileSystem.setMode(path, mode) } catch {
             close(fd)
-            try? FileSystem.removeFile(path)
+            do { try FileSystem.removeFile(path) } catch { logger.warning("cannot remove \(path) again: \(error)") }
             throw ConfigurationError("cannot open \(path) to its clients: \(error)")
         }
         return fd
