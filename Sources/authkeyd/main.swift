@@ -4,16 +4,49 @@ import Glibc
 import SystemKit
 
 let environment = currentEnvironment()
+let configuration: DaemonConfiguration
 do {
     switch try DaemonConfiguration.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment) {
     case .help:
         print(DaemonConfiguration.usage)
+        exit(0)
     case .version:
         print("authkeyd \(DaemonConfiguration.version)")
-    case .run(let configuration):
-        Daemon(configuration: configuration, commandLine: CommandLine.arguments, environment: environment).run()
+        exit(0)
+    case .run(let parsed):
+        configuration = parsed
     }
 } catch {
     writeToStandardError("authkeyd: \(error)\nTry 'authkeyd --help'.\n")
     exit(64)
+}
+
+// The services, and what they wait on: the listener accepts once the key
+// sources are counted; the group ends them all on SIGTERM or SIGINT.
+let logger = Logger(level: configuration.logLevel, environment: environment)
+ProcessHardening.apply(logger: logger)
+let broker = Broker(configuration: configuration, logger: logger, environment: environment)
+let keySources = KeySources(configuration: configuration, broker: broker, logger: logger)
+let listener: Listener
+do {
+    listener = try Listener(
+        configuration: configuration, environment: environment, broker: broker, logger: logger,
+        startAfter: keySources.ready)
+} catch {
+    logger.error("\(error)")
+    exit(1)
+}
+let brokerService = await BrokerService(broker: broker, configuration: configuration, environment: environment, logger: logger)
+let reload = ConfigurationReload(
+    configuration: configuration, commandLine: CommandLine.arguments, environment: environment, logger: logger,
+    broker: broker, keySources: keySources)
+let group = ServiceGroup(
+    services: [brokerService, keySources, listener], signals: signalSequence([SIGTERM, SIGINT, SIGHUP]),
+    onReload: reload.reload, shutdownDeadline: .milliseconds(4500), executor: broker.executor)
+do {
+    try await group.run()
+    exit(0)
+} catch {
+    logger.error("\(error)")
+    exit(1)
 }

@@ -14,7 +14,8 @@ import VirtualKey
 /// thread of control and no locks. Blocking libfido2 calls run on each
 /// key's own worker thread.
 public actor Broker {
-    let executor: QueueExecutor
+    /// Where the broker runs, and the tasks around it (see `startTask`).
+    public nonisolated let executor: QueueExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     nonisolated var queue: DispatchQueue { executor.queue }
 

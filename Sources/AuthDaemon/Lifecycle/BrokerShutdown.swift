@@ -1,4 +1,5 @@
 import AuthProtocol
+import FIDO2
 import SystemKit
 
 extension Broker {
@@ -12,6 +13,15 @@ extension Broker {
         }
     }
 
+    /// The registration store, set at start-up before clients come.
+    func adoptStore(_ store: RegistrationStore) { self.store = store }
+
+    /// How long the cancelled operations have to answer before the
+    /// clients are told and the keys closed regardless.
+    static let operationsShutdownWait: Duration = .seconds(3)
+    /// How long the keys' threads have to close their keys.
+    static let keysShutdownWait: Duration = .seconds(1)
+
     /// Shutdown: every operation is cancelled and answered `shuttingDown`,
     /// every client is told, and the keys are closed.
     func shutDown() async {
@@ -20,25 +30,38 @@ extension Broker {
         for session in sessions.values {
             for request in session.inFlight.values { request.cancel(reason) }
         }
-        // The cancelled requests answer as their keys let go; give them a moment.
-        let deadline = ContinuousClock.now + .seconds(3)
-        while sessions.values.contains(where: { !$0.inFlight.isEmpty }) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        // The cancelled requests answer as their keys let go: each
+        // request's task ends once its answer is sent.
+        let answering = sessions.values.flatMap { $0.inFlight.values.compactMap(\.task) }
+        if !(await finishes(within: Self.operationsShutdownWait, timerQueue: queue, executor: executor) {
+            for task in answering { await task.value }
+        }) {
+            logger.info("operations still running after \(Self.operationsShutdownWait); closing regardless")
         }
         let notice = RPCMessage.notification(method: Method.shuttingDown, params: ["reason": "shuttingDown"]).line()
         for session in sessions.values {
             session.send(line: notice)
             session.connection.closeAfterFlush()
         }
-        for key in orderedKeys { key.worker.stop() }
-        // Let the key threads close their keys and end before the process
-        // does: a thread still ending at exit leaves what it held (libfido2's
-        // handle, OpenSSL's per-thread state) half freed.
-        let workers = orderedKeys.map(\.worker)
-        let stopDeadline = ContinuousClock.now + .seconds(1)
-        while workers.contains(where: { !$0.hasEnded }) && ContinuousClock.now < stopDeadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await closeKeys()
         store?.flush()
+    }
+
+    /// Closes every key on its own thread, then ends the threads: a thread
+    /// still closing at exit leaves what it held (libfido2's handle,
+    /// OpenSSL's per-thread state) half freed. The close is a job of the
+    /// thread's, queued after what it still had to do, and awaited; `stop`
+    /// then finds the key closed.
+    private func closeKeys() async {
+        let workers = orderedKeys.map(\.worker)
+        workers.forEach { $0.cancel() }
+        _ = await finishes(within: Self.keysShutdownWait, timerQueue: queue, executor: executor) {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in workers {
+                    group.addTask { try? await worker.run { device throws(FIDO2Error) in device.close() } }
+                }
+            }
+        }
+        workers.forEach { $0.stop() }
     }
 }

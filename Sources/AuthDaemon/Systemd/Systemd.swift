@@ -10,8 +10,9 @@ enum Systemd {
 
     /// The listening socket systemd passed us, if it passed one: only when
     /// `LISTEN_PID` is this process. The variables are removed so that no
-    /// child process takes them for its own.
-    static func inheritedListener(environment: [String: String]) -> Int32? {
+    /// child process takes them for its own. Throws when the descriptor
+    /// cannot be kept from the daemon's children (close-on-exec).
+    static func inheritedListener(environment: [String: String]) throws(SystemError) -> Int32? {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")
@@ -21,7 +22,7 @@ enum Systemd {
             let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1
         else { return nil }
         let fd = firstInheritedDescriptor
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        try retryingOnInterrupt("fcntl(\(fd), F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return fd
     }
 

@@ -68,8 +68,3 @@ struct InProcessBrokerError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
-
-extension Broker {
-    /// The registration store, set as authkeyd sets it at start.
-    func adoptStore(_ store: RegistrationStore) { self.store = store }
-}
