@@ -68,7 +68,7 @@ public func spawn(
 
 /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), which Swift's
 /// Glibc module does not declare (it is a _GNU_SOURCE name).
-private func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
     typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return -1 }
     return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)

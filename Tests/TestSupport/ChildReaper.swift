@@ -68,6 +68,11 @@ public enum ChildReaper {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, reader, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // Nothing else open here may live on in the sentinel, which lasts
+        // as long as the test process: among what it would inherit is the
+        // descriptor through which Foundation's `Process` learns that a
+        // child ended, and `waitUntilExit` would then wait for ever.
+        _ = closeFrom(3, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
