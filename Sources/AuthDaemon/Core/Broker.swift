@@ -79,7 +79,7 @@ public actor Broker {
         }
         let id = nextSessionID
         nextSessionID += 1
-        let session = Session(id: id, connection: connection, peer: peer, rights: rights)
+        let session = Session(id: id, connection: connection, queue: queue, peer: peer, rights: rights)
         sessions[id] = session
         logger.debug("client \(id) connected: uid \(peer.uid), pid \(peer.pid)")
         connection.start({ [unowned self] event in
@@ -120,10 +120,7 @@ public actor Broker {
             request.cancel(RPCError(.cancelled, "the client disconnected"))
         }
         session.inFlight = [:]
-        for waiter in session.awaitingReply.values {
-            waiter.resume(returning: .failure(RPCError(.cancelled, "the client disconnected")))
-        }
-        session.awaitingReply = [:]
+        session.prompts.cancelAll(RPCError(.cancelled, "the client disconnected"))
         logger.debug("client \(session.id) disconnected")
     }
 
@@ -144,9 +141,10 @@ public actor Broker {
             // Nothing a client can notify the daemon of; JSON-RPC forbids replying.
             break
         case .response(let id, let result):
-            session.awaitingReply.removeValue(forKey: id)?.resume(returning: .success(result))
+            session.prompts.answer(id, with: .success(result))
         case .errorResponse(let id, let error):
-            if let id { session.awaitingReply.removeValue(forKey: id)?.resume(returning: .failure(error)) }
+            // Without an id it answers nothing the daemon asked.
+            if let id { session.prompts.answer(id, with: .failure(error)) }
         }
     }
 

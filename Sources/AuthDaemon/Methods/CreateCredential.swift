@@ -22,19 +22,18 @@ extension Broker {
             type: "webauthn.create", challenge: options.challenge, clientDataHash: options.clientDataHash, origin: origin,
             transaction: nil)
         let request = try RegistrationPlan(options, rpID: rpID, clientData: clientData)
-        let u2fRefusal = U2FOnlyKey.refusal(of: request, extensions: options.extensions)
+        let requirements = KeyRequirements(
+            u2fRefusal: U2FOnlyKey.refusal(of: request, extensions: options.extensions), largeBlob: request.largeBlob,
+            algorithms: algorithms)
         let info = OperationInfo(
             type: .registration, rpId: rpID, rpName: options.rp.name, userName: options.user.name,
             userDisplayName: options.user.displayName, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            let offered = U2FOnlyKey.offered(orderedKeys, refusing: u2fRefusal)
-            let (key, algorithm) = try await chooseKey(
-                signingWith: algorithms, named: options.authenticator,
-                from: try request.largeBlob?.candidates(offered) ?? offered, for: operation)
-            if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
-            try request.largeBlob?.check(key)
+            let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
+            // `requirements` made sure that the key signs with one of the algorithms.
+            guard let algorithm = algorithms.algorithm(for: key.info) else { throw algorithms.unsupported(by: [key]) }
             let fido = U2FOnlyKey.fitted(
                 request.fidoRequest(residentKeySupported: key.info.supports.residentKeys).signing(with: algorithm), to: key)
             let credential = try await withKey(key, for: operation) { () async throws(RPCError) in

@@ -22,7 +22,8 @@ extension Broker {
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
         let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
             ?? VerificationPreference(options.userVerification)
-        let u2fRefusal = U2FOnlyKey.refusal(allowList: allowed, verification: verification)
+        let requirements = KeyRequirements(
+            u2fRefusal: U2FOnlyKey.refusal(allowList: allowed, verification: verification), holding: (rpID, allowed))
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
@@ -30,14 +31,7 @@ extension Broker {
         let uid = session.peer.uid
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
-            var candidates = U2FOnlyKey.offered(orderedKeys, refusing: u2fRefusal)
-            if options.authenticator == nil && !allowed.isEmpty && candidates.count > 1 {
-                let probed = await probe(candidates, for: allowed, rpID: rpID, operation: operation)
-                candidates = probed.candidates
-                label(probed.holding, for: uid)
-            }
-            let key = try await chooseKey(named: options.authenticator, from: candidates, for: operation)
-            if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
+            let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             try largeBlob?.check(key)
 
             // The user confirms before anything is signed; the details go
@@ -82,20 +76,6 @@ extension Broker {
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
                 registration: registration))
-        }
-    }
-
-    /// Names the keys that hold a registered credential after the names
-    /// the user gave them when registering.
-    private func label(_ holding: [String: [UInt8]], for uid: uid_t) {
-        guard let store, let registrations = try? store.registrations(for: uid) else { return }
-        for (keyID, credentialID) in holding {
-            let id = Base64URL.encode(credentialID)
-            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, keyNames[keyID] != name,
-                let key = keys[keyID]
-            else { continue }
-            keyNames[keyID] = name
-            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
         }
     }
 }

@@ -1,18 +1,27 @@
 import AuthProtocol
 
+/// What a `registrations.*` request does to the caller's records.
+enum RegistrationAction {
+    case list
+    case rename
+    case delete
+}
+
 extension Broker {
     /// `registrations.list`, `.rename`, `.delete`: the caller's own
     /// registrations only; another user's are not even seen. Deleting a
     /// record leaves the credential on the key (credential management
     /// deletes that).
-    func registrations(_ method: String, params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
+    func registrations(_ action: RegistrationAction, params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
         guard let store else {
             throw RPCError(.unsupported, "the registration store is not available (see the daemon's log for the state directory)")
         }
         let uid = session.peer.uid
         do {
-            switch method {
-            case Method.renameRegistration:
+            switch action {
+            case .list:
+                return encode(RegistrationList(registrations: try store.registrations(for: uid)))
+            case .rename:
                 let rename = try decode(RenameRegistrationParams.self, params)
                 let name = rename.friendlyName.trimmingWhitespace()
                 guard !name.isEmpty, name.count <= 128 else {
@@ -20,12 +29,10 @@ extension Broker {
                 }
                 guard let renamed = try store.rename(id: rename.id, to: name, for: uid) else { throw noSuchRegistration(rename.id) }
                 return encode(renamed)
-            case Method.deleteRegistration:
+            case .delete:
                 let target = try decode(RegistrationIDParams.self, params)
                 guard try store.delete(id: target.id, for: uid) else { throw noSuchRegistration(target.id) }
                 return ["deleted": true]
-            default:
-                return encode(RegistrationList(registrations: try store.registrations(for: uid)))
             }
         } catch let error as RPCError {
             throw error

@@ -21,8 +21,9 @@ extension Broker {
         case .cancelOperation: return .done(try cancelOperation(params, session: session))
         case .createCredential: return try createCredential(params, id: id, session: session)
         case .getCredential: return try getCredential(params, id: id, session: session)
-        case .listRegistrations, .renameRegistration, .deleteRegistration:
-            return .done(try registrations(name, params: params, session: session))
+        case .listRegistrations: return .done(try registrations(.list, params: params, session: session))
+        case .renameRegistration: return .done(try registrations(.rename, params: params, session: session))
+        case .deleteRegistration: return .done(try registrations(.delete, params: params, session: session))
         case .setPin: return try setPIN(params, id: id, session: session)
         case .changePin: return try changePIN(params, id: id, session: session)
         case .pinRetries: return try pinRetries(params, id: id, session: session)

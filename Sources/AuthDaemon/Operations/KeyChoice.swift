@@ -1,12 +1,32 @@
 import AuthProtocol
 import FIDO2
+import Glibc
 
 extension Broker {
-    /// The key for an operation: the one the request named, the only one
-    /// present, or the one the user picks (`ui.selectAuthenticator`), by
-    /// choosing it or by touching it.
-    func chooseKey(named id: String?, from candidates: [RegisteredKey], for operation: Operation) async throws(RPCError) -> RegisteredKey {
-        if let id { return try requireKey(id) }
+    /// The key for an operation: the one the request named, else one of
+    /// the keys that can serve it (`KeyRequirements.eligible`): the only
+    /// one, or the one the user picks (`ui.selectAuthenticator`), by
+    /// choosing it or by touching it. Either way the key meets
+    /// `requirements`, or the request ends with the reason it does not.
+    func chooseKey(named id: String?, meeting requirements: KeyRequirements, for operation: Operation) async throws(RPCError) -> RegisteredKey {
+        let key: RegisteredKey
+        if let id {
+            key = try requireKey(id)
+        } else {
+            var candidates = try requirements.eligible(orderedKeys)
+            if let holding = requirements.holding, !holding.credentialIDs.isEmpty, candidates.count > 1 {
+                let probed = await probe(candidates, for: holding.credentialIDs, rpID: holding.rpID, operation: operation)
+                candidates = probed.candidates
+                label(probed.holding, for: operation.session.peer.uid)
+            }
+            key = try await chooseKey(from: candidates, for: operation)
+        }
+        try requirements.check(key)
+        return key
+    }
+
+    /// One of `candidates`: the only one, or the one the user picks.
+    private func chooseKey(from candidates: [RegisteredKey], for operation: Operation) async throws(RPCError) -> RegisteredKey {
         guard !candidates.isEmpty else {
             throw RPCError(.noAuthenticator, "no security key is present; plug one in")
         }
@@ -59,5 +79,19 @@ extension Broker {
         let candidates = keys.filter { holding[$0.id] != nil || unknown.contains($0.id) }
         // Nothing matched: perhaps a credential that hides without verification.
         return (candidates.isEmpty ? keys : candidates, holding)
+    }
+
+    /// Names the keys that hold a registered credential after the names
+    /// the user gave them when registering.
+    private func label(_ holding: [String: [UInt8]], for uid: uid_t) {
+        guard let store, let registrations = try? store.registrations(for: uid) else { return }
+        for (keyID, credentialID) in holding {
+            let id = Base64URL.encode(credentialID)
+            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, keyNames[keyID] != name,
+                let key = keys[keyID]
+            else { continue }
+            keyNames[keyID] = name
+            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
+        }
     }
 }

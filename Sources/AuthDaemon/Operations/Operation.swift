@@ -1,5 +1,4 @@
 import AuthProtocol
-import Dispatch
 import FIDO2
 import SystemKit
 
@@ -117,72 +116,13 @@ extension Broker {
     }
 
     /// Runs one libfido2 call for `request` on the key's thread; cancelling
-    /// the request stops the call, however the two cross: a call cancelled
-    /// before it starts does not start, and a CANCEL that reaches the key
-    /// before the request it is meant for (the key ignores it then) is sent
-    /// again until the call ends. The cancel reaches this call only, never
-    /// the next one on the key (another client's).
+    /// the request stops the call (`KeyCall` says how).
     func call<T: Sendable>(
         _ key: RegisteredKey, for request: InFlightRequest, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDO2Error) -> T {
-        let call = CancellableCall()
-        request.onCancel.append { if call.cancel() { key.worker.keepCancelling(call) } }
-        return try await key.worker.run { device throws(FIDO2Error) -> T in
-            guard call.begin() else { throw FIDO2Error.keepaliveCancel }
-            defer { call.end() }
-            return try body(device)
-        }
-    }
-}
-
-/// One libfido2 call made for a request, as the key's thread (which runs
-/// it) and the broker (which may cancel it) both see it.
-final class CancellableCall: Sendable {
-    private let state = Protected<(running: Bool, cancelled: Bool)>((false, false))
-
-    /// On the key's thread, before the call: false when it was cancelled
-    /// before it could start.
-    func begin() -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.running = true
-            return true
-        }
-    }
-
-    func end() { state.withLock { $0.running = false } }
-
-    /// Marks the call cancelled; true while it runs (and so must be stopped).
-    func cancel() -> Bool {
-        state.withLock { state in
-            state.cancelled = true
-            return state.running
-        }
-    }
-
-    /// Runs `body` if the call is running, holding it there (`end()` waits):
-    /// a CANCEL sent from `body` cannot reach a later call.
-    func whileRunning(_ body: () -> Void) -> Bool {
-        state.withLock { state in
-            guard state.running else { return false }
-            body()
-            return true
-        }
-    }
-}
-
-extension DeviceWorker {
-    /// How often a cancelled call that still runs is cancelled again.
-    static let cancelRepeat: Duration = .milliseconds(100)
-    /// Where the repeats are timed (not a global queue: see `QueueExecutor`).
-    private static let cancelTimers = DispatchQueue(label: "authkeyd.cancel-repeat")
-
-    /// `fido_dev_cancel` now, and again every `cancelRepeat` while `call` runs.
-    func keepCancelling(_ call: CancellableCall) {
-        guard call.whileRunning({ cancel() }) else { return }
-        Self.cancelTimers.asyncAfter(deadline: .now() + .milliseconds(Self.cancelRepeat.wholeMilliseconds)) { [self] in
-            keepCancelling(call)
-        }
+        let call = KeyCall(on: key.worker)
+        request.onCancel.append { call.cancel() }
+        return try await call.run(body)
     }
 }
 

@@ -1,5 +1,4 @@
 import FIDO2
-import Synchronization
 import SystemKit
 
 /// The thread that owns one open key. libfido2's calls block (a touch can
@@ -15,8 +14,6 @@ final class DeviceWorker: Sendable {
     let name: String
     private let jobs = BlockingQueue<Job>()
     private let device = Protected<Device?>(nil)
-    /// Jobs queued or running, to tell "queued" from "processing".
-    private let pending = Atomic<Int>(0)
     private let ended = Protected(false)
 
     init(name: String) {
@@ -68,21 +65,17 @@ final class DeviceWorker: Sendable {
     static let resynchroniseTimeout: Duration = .seconds(2)
 
     private func perform<T: Sendable>(_ body: @escaping @Sendable () throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
-        pending.add(1, ordering: .relaxed)
         let result: Result<T, FIDO2Error> = await withCheckedContinuation { continuation in
-            jobs.push(.run { [self] in
+            jobs.push(.run {
                 let outcome = Result { () throws(FIDO2Error) -> T in try body() }
-                pending.subtract(1, ordering: .relaxed)
                 continuation.resume(returning: outcome)
             })
         }
         return try result.get()
     }
 
-    /// Whether jobs are queued or running now.
-    var isBusy: Bool { pending.load(ordering: .relaxed) > 0 }
-
-    /// Abandons the call in progress, if any (`fido_dev_cancel`).
+    /// Abandons the call in progress, if any (`fido_dev_cancel`), whoever
+    /// made it: a request's own call is cancelled through its `KeyCall`.
     func cancel() {
         try? device.withLock { $0 }?.cancel()
     }

@@ -1,5 +1,6 @@
 import AuthProtocol
 import Crypto
+import Dispatch
 
 /// One connected client, as the broker sees it: who it is, what it may do,
 /// and the requests open in both directions.
@@ -16,9 +17,8 @@ final class Session: @unchecked Sendable {
     var watching = false
     /// The client's requests still being worked on, by their id.
     var inFlight: [RPCID: InFlightRequest] = [:]
-    /// The daemon's requests to the client (prompts) awaiting an answer.
-    var awaitingReply: [RPCID: CheckedContinuation<Result<JSONValue, RPCError>, Never>] = [:]
-    private var nextOutgoingID: Int64 = 1
+    /// The daemon's requests to the client (prompts) and their replies.
+    let prompts: PromptChannel
     /// The client shut down its writing side: finish, then close.
     var inputEnded = false
     var clientName: String?
@@ -26,23 +26,20 @@ final class Session: @unchecked Sendable {
     /// otherwise. `Broker.canAnswer` reads it.
     var answeredPrompts = Set(Prompt.all)
 
-    init(id: Int, connection: ClientConnection, peer: PeerIdentity, rights: Rights) {
+    /// `queue` is the broker's, which the session is confined to.
+    init(id: Int, connection: ClientConnection, queue: DispatchQueue, peer: PeerIdentity, rights: Rights) {
         self.id = id
         self.connection = connection
         self.peer = peer
         self.rights = rights
+        prompts = PromptChannel(queue: queue) { [connection] message in Self.send(message, over: connection) }
     }
 
-    /// A fresh id for a daemon → client request. Strings, so that they can
-    /// never be mistaken for the client's own numeric ids in logs.
-    func newOutgoingID() -> RPCID {
-        defer { nextOutgoingID += 1 }
-        return .string("authkeyd-\(nextOutgoingID)")
-    }
+    func send(_ message: RPCMessage) { Self.send(message, over: connection) }
 
     /// The line is zeroed once queued: replies can carry secrets
     /// (hmac-secret outputs).
-    func send(_ message: RPCMessage) {
+    private static func send(_ message: RPCMessage, over connection: ClientConnection) {
         var line = message.line()
         connection.send(line)
         secureZero(&line)

@@ -72,23 +72,6 @@ struct AlgorithmChoice: Sendable {
     }
 }
 
-extension Broker {
-    /// The key for a registration and the algorithm it will sign with.
-    /// Keys that list none of the offered algorithms are left out of the
-    /// choice (`ui.selectAuthenticator`, touch-to-select), so that the user
-    /// cannot pick one that must fail; when that leaves none, or the
-    /// request named such a key, the answer is `unsupported`.
-    func chooseKey(
-        signingWith algorithms: AlgorithmChoice, named id: String?, from present: [RegisteredKey], for operation: Operation
-    ) async throws(RPCError) -> (RegisteredKey, COSEAlgorithm) {
-        let able = present.filter { algorithms.algorithm(for: $0.info) != nil }
-        if id == nil && able.isEmpty && !present.isEmpty { throw algorithms.unsupported(by: present) }
-        let key = try await chooseKey(named: id, from: able, for: operation)
-        guard let algorithm = algorithms.algorithm(for: key.info) else { throw algorithms.unsupported(by: [key]) }
-        return (key, algorithm)
-    }
-}
-
 extension MakeCredentialRequest {
     /// The request with the credential algorithm chosen for the key.
     func signing(with algorithm: COSEAlgorithm) -> MakeCredentialRequest {

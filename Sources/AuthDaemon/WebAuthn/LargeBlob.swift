@@ -28,23 +28,18 @@ struct LargeBlobSupport: Sendable {
         }
     }
 
-    /// The keys that can serve the request: with `required`, those whose
-    /// getInfo lists large blobs; `unsupported` when keys are present but
-    /// none of them has it.
-    func candidates(_ keys: [RegisteredKey]) throws(RPCError) -> [RegisteredKey] {
-        guard required, !keys.isEmpty else { return keys }
-        let able = keys.filter { $0.info.storesLargeBlobs }
-        guard !able.isEmpty else {
-            throw RPCError(.unsupported, "extensions.largeBlob: support \"required\", but no key present stores large blobs (getInfo option largeBlobs); use such a key, or ask with support \"preferred\"")
-        }
-        return able
-    }
+    /// Whether `key` can serve the request: with `required`, only a key
+    /// whose getInfo lists large blobs (`KeyRequirements` asks).
+    func serves(_ key: RegisteredKey) -> Bool { !required || key.info.storesLargeBlobs }
 
-    /// A key named in the request must have large blobs when they are required.
-    func check(_ key: RegisteredKey) throws(RPCError) {
-        if required && !key.info.storesLargeBlobs {
-            throw RPCError(.unsupported, "extensions.largeBlob: support \"required\", but the key \(key.product) does not store large blobs")
-        }
+    /// Keys are present, but none of them stores large blobs.
+    static let noKeyStoresLargeBlobs = RPCError(
+        .unsupported,
+        "extensions.largeBlob: support \"required\", but no key present stores large blobs (getInfo option largeBlobs); use such a key, or ask with support \"preferred\"")
+
+    /// The key named in the request does not store large blobs.
+    static func refusal(of key: RegisteredKey) -> RPCError {
+        RPCError(.unsupported, "extensions.largeBlob: support \"required\", but the key \(key.product) does not store large blobs")
     }
 
     /// `clientExtensionResults.largeBlob`.
