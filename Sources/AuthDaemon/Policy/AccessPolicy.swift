@@ -57,10 +57,10 @@ public struct AccessPolicy: Sendable, Equatable {
                 if name.hasPrefix("@") {
                     let group = String(name.dropFirst())
                     if let gid = gid_t(group) { return .group(gid) }
-                    if let entry = getgrnam(group) { return .group(entry.pointee.gr_gid) }
+                    if let gid = UserDatabase.groupID(named: group) { return .group(gid) }
                 } else {
                     if let uid = uid_t(name) { return .user(uid) }
-                    if let entry = getpwnam(name) { return .user(entry.pointee.pw_uid) }
+                    if let uid = UserDatabase.userID(named: name) { return .user(uid) }
                 }
                 unresolved.append(name)
                 return nil

@@ -14,12 +14,10 @@ final class DeviceWorker: Sendable {
     let name: String
     private let jobs = BlockingQueue<Job>()
     private let device = Protected<Device?>(nil)
-    private let ended = Protected(false)
 
     init(name: String) {
         self.name = name
-        startThread(name: "key-\(name)") { [jobs, ended] in
-            defer { ended.withLock { $0 = true } }
+        startThread(name: "key-\(name)") { [jobs] in
             while let job = jobs.pop(timeoutMilliseconds: -1) {
                 switch job {
                 case .run(let body): body()
@@ -79,9 +77,6 @@ final class DeviceWorker: Sendable {
     func cancel() {
         try? device.withLock { $0 }?.cancel()
     }
-
-    /// Whether the thread has run its last job (after `stop`).
-    var hasEnded: Bool { ended.withLock { $0 } }
 
     /// Cancels what runs, closes the key and ends the thread after the
     /// queued jobs (which then fail).

@@ -1,0 +1,46 @@
+import Glibc
+
+/// Look-ups in the system's user and group databases (NSS), through the
+/// reentrant `getpwnam_r`/`getgrnam_r`: the plain calls return a pointer
+/// into one static buffer that another thread's look-up may overwrite.
+public enum UserDatabase {
+    /// The uid of the user called `name`; nil when there is none (or the
+    /// database cannot be read).
+    public static func userID(named name: String) -> uid_t? {
+        lookUp(sizeHint: Int(_SC_GETPW_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<passwd>, buffer, size, result) in
+            getpwnam_r(name, entry, buffer, size, &result)
+        }.map(\.pw_uid)
+    }
+
+    /// The gid of the group called `name`; nil when there is none.
+    public static func groupID(named name: String) -> gid_t? {
+        lookUp(sizeHint: Int(_SC_GETGR_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<group>, buffer, size, result) in
+            getgrnam_r(name, entry, buffer, size, &result)
+        }.map(\.gr_gid)
+    }
+
+    /// Calls a `get…_r` function with a buffer that grows while it reports
+    /// ERANGE (a group with many members needs more than the hint). The
+    /// entry's strings point into the buffer, so only its numbers are kept.
+    private static func lookUp<Entry>(
+        sizeHint: Int,
+        _ call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<Entry>?) -> Int32
+    ) -> Entry? {
+        var size = max(sysconf(Int32(sizeHint)), 1024)
+        while size <= 1 << 20 {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+            defer { entry.deallocate() }
+            var result: UnsafeMutablePointer<Entry>?
+            let status = call(entry, buffer, size, &result)
+            if status == ERANGE {
+                size *= 2
+                continue
+            }
+            guard status == 0, let found = result else { return nil }
+            return found.pointee
+        }
+        return nil
+    }
+}
