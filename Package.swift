@@ -41,11 +41,15 @@ let package = Package(
         // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
         .target(name: "AuthProtocol"),
 
-        // The Swift face of libfido2.
-        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "SystemKit"]),
+        // The 64-byte report pipe that libfido2's custom I/O drives and the
+        // virtual key serves: apart, so the virtual key needs no libfido2.
+        .target(name: "HIDReports"),
 
         // A software CTAP 2.1 authenticator and its front ends.
-        .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
+        .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "HIDReports", "SystemKit"]),
+
+        // The Swift face of libfido2 (and a virtual key opened through it).
+        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "HIDReports", "SystemKit", "VirtualKey"]),
 
         // The broker: socket server, key registry and hotplug, operations, policy.
         .target(
@@ -66,12 +70,12 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
         // regression tests share, and the executable that is the fuzzer
         // when built with -DFUZZING and replays inputs otherwise.
-        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "SystemKit", "VirtualKey"]),
+        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey"]),
         .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
         .target(
-            name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
+            name: "TestSupport", dependencies: ["FIDO2", "HIDReports", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
