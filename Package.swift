@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient", "CBOR", "Crypto"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
         .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
         .executableTarget(
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
-        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "SystemKit", "TestSupport"]),
+        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "SystemKit", "TestSupport"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",

@@ -1,8 +1,10 @@
 #ifndef AUTHKEYD_CSYSTEM_SHIM_H
 #define AUTHKEYD_CSYSTEM_SHIM_H
 /* Linux calls Swift cannot reach directly: prctl(2) is variadic, which
- * Swift does not import, so each use gets a fixed-argument wrapper. */
+ * Swift does not import, so each use gets a fixed-argument wrapper; the
+ * Glibc module leaves out <sys/random.h> (getrandom). */
 #include <sys/prctl.h>
+#include <sys/random.h>
 
 /* PR_SET_NAME: names the calling thread (15 bytes at most), for ps and gdb. */
 static inline int authkeyd_set_thread_name(const char *name) {
@@ -13,10 +15,6 @@ static inline int authkeyd_set_thread_name(const char *name) {
  * so PINs and tokens in memory cannot be read out of the daemon. */
 static inline int authkeyd_set_dumpable(int dumpable) {
     return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0UL, 0UL, 0UL);
-}
-
-static inline int authkeyd_get_dumpable(void) {
-    return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 }
 
 /* accept4(2) is a GNU extension the Glibc module leaves out: it sets
