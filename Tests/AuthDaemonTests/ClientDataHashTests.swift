@@ -8,30 +8,19 @@ import Testing
 /// the hash the key signed, so that a client hands the result to a CTAP-level
 /// verifier (fido2-tools) without a digest of its own.
 @Suite(.timeLimit(.minutes(1))) struct ClientDataHashTests {
-    @Test func aRegistrationGivesTheHashOfItsClientData() async throws {
-        let daemon = try await InProcessBroker(["--virtual-key", ""])
-        let client = try daemon.client()
-        client.setUI(ScriptedUI(name: "work"))
-        let result = try await client.createCredential(WebAuthnFixtures.createParams())
-        let clientData = try #require(result.credential["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
-        #expect(result.clientDataHash.bytes == SHA256.hash(clientData))
-    }
-
-    @Test func anAuthenticationGivesTheHashOfItsClientData() async throws {
-        let daemon = try await InProcessBroker(["--virtual-key", ""])
-        let client = try daemon.client()
-        client.setUI(ScriptedUI(name: "work"))
+    @Test func aRegistrationAndAnAuthenticationGiveTheHashOfTheirClientData() async throws {
+        let (daemon, client) = try await Self.connected()
+        defer { withExtendedLifetime(daemon) {} }
         let created = try await client.createCredential(WebAuthnFixtures.createParams())
+        #expect(created.clientDataHash.bytes == SHA256.hash(try Self.clientDataJSON(of: created)))
         let id = try #require(created.credential["id"]?.stringValue)
-        let result = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id]))
-        let clientData = try #require(result.credential["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
-        #expect(result.clientDataHash.bytes == SHA256.hash(clientData))
+        let asserted = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id]))
+        #expect(asserted.clientDataHash.bytes == SHA256.hash(try Self.clientDataJSON(of: asserted)))
     }
 
     @Test func aCallersOwnHashComesBackAsGiven() async throws {
-        let daemon = try await InProcessBroker(["--virtual-key", ""])
-        let client = try daemon.client()
-        client.setUI(ScriptedUI(name: "work"))
+        let (daemon, client) = try await Self.connected()
+        defer { withExtendedLifetime(daemon) {} }
         let hash = randomHash()
         var params = WebAuthnFixtures.createParams()
         params.challenge = nil
@@ -39,5 +28,17 @@ import Testing
         let result = try await client.createCredential(params)
         #expect(result.clientDataHash.bytes == hash)
         #expect(result.credential["response"]?["clientDataJSON"] == nil, "no client data JSON when the caller built it")
+    }
+
+    /// A broker with one virtual key, and a client with a UI that names the key.
+    private static func connected() async throws -> (InProcessBroker, AuthClient) {
+        let daemon = try await InProcessBroker(["--virtual-key", ""])
+        let client = try daemon.client()
+        client.setUI(ScriptedUI(name: "work"))
+        return (daemon, client)
+    }
+
+    private static func clientDataJSON(of result: CredentialResult) throws -> [UInt8] {
+        try #require(result.credential["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
     }
 }
