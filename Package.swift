@@ -14,7 +14,6 @@ let package = Package(
         .executable(name: "authctl", targets: ["authctl"]),
         .executable(name: "authkeyd-virtkey", targets: ["authkeyd-virtkey"]),
         .library(name: "AuthClient", targets: ["AuthClient"]),
-        .executable(name: "virtkey-demo", targets: ["virtkey-demo"]),
         .library(name: "FIDO2", targets: ["FIDO2"]),
         .library(name: "VirtualKey", targets: ["VirtualKey"]),
     ],
@@ -59,10 +58,9 @@ let package = Package(
         // The client library: connection, correlation, notifications, prompts.
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
 
-        .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
+        .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
-        .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
-        .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
+        .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
             name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "AuthClient", "AuthProtocol", "SystemKit"],
             path: "Benchmarks"),
@@ -79,16 +77,16 @@ let package = Package(
             path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
-        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
+        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "SystemKit", "TestSupport"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthClient", "AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
+            dependencies: ["AuthClient", "AuthProtocol", "CBOR", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],
