@@ -53,18 +53,6 @@ public enum AtomicFile {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write")
-            }
-            offset += written
-        }
-    }
-
     static func syncDirectory(containing path: String) throws(SystemError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let fd = try retryingOnInterrupt("open(\(directory))") {

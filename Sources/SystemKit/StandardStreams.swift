@@ -3,14 +3,8 @@ import Glibc
 /// Writes text to standard error, unbuffered. (Swift 6 forbids touching
 /// the C `stderr` global from concurrent code, and `write(2)` needs no lock.)
 public func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-    }
+    // Nothing to be done when standard error itself fails.
+    try? writeAll(2, Array(text.utf8))
 }
 
 /// Flushes every C stdio output stream, `print`'s included.

@@ -51,13 +51,7 @@ final class Terminal: Sendable {
     }
 
     private func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        // A terminal that has gone takes no more text; the answer read next fails instead.
+        try? writeAll(fd, Array(text.utf8))
     }
 }
