@@ -14,7 +14,6 @@ let package = Package(
         .executable(name: "authctl", targets: ["authctl"]),
         .executable(name: "authkeyd-virtkey", targets: ["authkeyd-virtkey"]),
         .library(name: "AuthClient", targets: ["AuthClient"]),
-        .executable(name: "virtkey-demo", targets: ["virtkey-demo"]),
         .library(name: "FIDO2", targets: ["FIDO2"]),
         .library(name: "VirtualKey", targets: ["VirtualKey"]),
     ],
@@ -41,11 +40,15 @@ let package = Package(
         // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
         .target(name: "AuthProtocol"),
 
-        // The Swift face of libfido2.
-        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "SystemKit"]),
+        // The 64-byte report pipe that libfido2's custom I/O drives and the
+        // virtual key serves: apart, so the virtual key needs no libfido2.
+        .target(name: "HIDReports"),
 
         // A software CTAP 2.1 authenticator and its front ends.
-        .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "FIDO2", "SystemKit"]),
+        .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "HIDReports", "SystemKit"]),
+
+        // The Swift face of libfido2 (and a virtual key opened through it).
+        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "HIDReports", "SystemKit", "VirtualKey"]),
 
         // USB keys present and their hotplug events; the only module that touches libudev.
         .target(name: "Hotplug", dependencies: ["CUdev", "FIDO2", "SystemKit"]),
@@ -58,10 +61,9 @@ let package = Package(
         // The client library: connection, correlation, notifications, prompts.
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
 
-        .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient", "CBOR", "Crypto"]),
-        .executableTarget(name: "authkeyd-virtkey", dependencies: ["VirtualKey"]),
-        .executableTarget(name: "virtkey-demo", dependencies: ["FIDO2", "VirtualKey"]),
+        .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
+        .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
             name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "AuthClient", "AuthProtocol", "SystemKit"],
             path: "Benchmarks"),
@@ -69,27 +71,27 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
         // regression tests share, and the executable that is the fuzzer
         // when built with -DFUZZING and replays inputs otherwise.
-        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "SystemKit", "VirtualKey"]),
+        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey"]),
         .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
         .target(
-            name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
+            name: "TestSupport", dependencies: ["FIDO2", "HIDReports", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "TestSupport"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
-        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
+        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
         .testTarget(
             name: "AuthDaemonTests",
-            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey"]),
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthClient", "AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
+            dependencies: ["AuthClient", "AuthProtocol", "CBOR", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],

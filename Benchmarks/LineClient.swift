@@ -21,13 +21,7 @@ final class LineClient {
     deinit { close(fd) }
 
     func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw SystemError("send") }
-            offset += written
-        }
+        try UnixSocket.sendAll(fd, bytes)
     }
 
     /// The next line, without its newline; blocks.

@@ -142,18 +142,7 @@ public final class AuthClient: Sendable {
     @discardableResult
     private func send(_ message: RPCMessage) -> Bool {
         let line = message.line()
-        return writeLock.withLock {
-            var offset = 0
-            while offset < line.count {
-                let written = line.withUnsafeBytes {
-                    Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-                }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
+        return writeLock.withLock { (try? UnixSocket.sendAll(fd, line)) != nil }
     }
 
     private func readLoop() {
@@ -207,7 +196,7 @@ public final class AuthClient: Sendable {
             let params = params ?? .object([:])
             if method == Method.operationStatus, let status = try? JSONValueDecoder().decode(OperationStatus.self, from: params) {
                 let (handler, observer) = state.withLock { state in
-                    (Self.rpcID(status.request).flatMap { state.statusHandlers[$0] }, state.statusObserver)
+                    (RPCID(json: status.request).flatMap { state.statusHandlers[$0] }, state.statusObserver)
                 }
                 handler?(status)
                 observer?(status)
@@ -234,13 +223,5 @@ public final class AuthClient: Sendable {
     /// for closing it when it gave one (a refusal), else `disconnected`.
     private var closedError: AuthClientError {
         refusalReason.map { .daemon($0) } ?? .disconnected
-    }
-
-    static func rpcID(_ json: JSONValue) -> RPCID? {
-        switch json {
-        case .integer(let n): return .number(n)
-        case .string(let s): return .string(s)
-        default: return nil
-        }
     }
 }

@@ -63,20 +63,6 @@ extension CBOR {
         if case .bool(let b) = self { return b }
         return nil
     }
-
-    /// The CBOR major type (0–7) the item is encoded with.
-    public var majorType: UInt8 {
-        switch self {
-        case .unsigned: return 0
-        case .negative: return 1
-        case .bytes: return 2
-        case .text: return 3
-        case .array: return 4
-        case .map: return 5
-        case .tagged: return 6
-        case .bool, .null, .undefined, .float: return 7
-        }
-    }
 }
 
 extension CBOR: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral,

@@ -1,4 +1,5 @@
 internal import CFido2
+import HIDReports
 import Synchronization
 import SystemKit
 

@@ -1,4 +1,5 @@
 import Glibc
+import HIDReports
 import Synchronization
 import SystemKit
 

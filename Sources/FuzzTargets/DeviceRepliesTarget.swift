@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import FIDO2
+import HIDReports
 import VirtualKey
 import SystemKit
 

@@ -1,5 +1,6 @@
 import Crypto
 import FIDO2
+import HIDReports
 import VirtualKey
 import SystemKit
 

@@ -1,4 +1,3 @@
-import CBOR
 import VirtualKey
 
 /// A CTAPHID host on an in-process connection to a virtual key: what a
@@ -78,14 +77,6 @@ final class KeyHost {
         require(reply != nil || !key.isPluggedIn, "no reply to a CTAP2 request within \(Self.hangLimitMilliseconds) ms")
         guard let reply, reply.command == CTAPHIDCommand.cbor.rawValue, !reply.payload.isEmpty else { return nil }
         return reply.payload
-    }
-
-    /// A CTAP2 request whose reply, on success, is a CBOR map.
-    func cborMap(channel: UInt32, command: UInt8, _ parameters: CBORMap) -> CBORMap? {
-        guard let reply = cbor(channel: channel, [command] + CBOR.map(parameters).encoded()), reply.first == 0,
-            let body = try? CBOR.decode(reply.dropFirst())
-        else { return nil }
-        return body.mapValue
     }
 
     /// A new connection in place of this one (the old one is closed, which

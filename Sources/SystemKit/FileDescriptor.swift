@@ -30,23 +30,6 @@ public enum FileDescriptor {
         try retryingOnInterruptUnlessWouldBlock("write") { Glibc.write(fd, bytes.baseAddress, bytes.count) }
     }
 
-    /// Writes every byte, however many calls it takes (a blocking descriptor:
-    /// on one that would block, this fails with EAGAIN).
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            // `withUnsafeBytes` rethrows untyped errors: the result carries the typed one out.
-            let result = bytes.withUnsafeBytes { all in
-                Result { () throws(SystemError) in try write(fd, UnsafeRawBufferPointer(rebasing: all[offset...])) }
-            }
-            guard let written = try result.get() else { throw SystemError("write", code: EAGAIN) }
-            // Writing nothing of a non-empty buffer does not happen on Linux;
-            // should it, this loop would never end, so it fails instead.
-            guard written > 0 else { throw SystemError("write", code: EIO) }
-            offset += written
-        }
-    }
-
     /// Closes `fd`, and returns why it failed, if it did, for a caller that
     /// can act on it; there is rarely anything to act on, so no caller has
     /// to look.

@@ -6,6 +6,3 @@ internal import CSystem
 public func setProcessDumpable(_ dumpable: Bool) -> Bool {
     authkeyd_set_dumpable(dumpable ? 1 : 0) == 0
 }
-
-/// `PR_GET_DUMPABLE`.
-public var isProcessDumpable: Bool { authkeyd_get_dumpable() == 1 }

@@ -1,4 +1,3 @@
-import FIDO2
 import Synchronization
 import SystemKit
 
@@ -67,7 +66,8 @@ public final class VirtualKey: Sendable {
 
     // MARK: Front ends
 
-    /// A new in-process connection, for `FIDO2.Device.open(connection:)`.
+    /// A new in-process connection, for `FIDO2.Device.open(connection:)`
+    /// (or FIDO2's `openDevice()`, which opens it so).
     public func connect() -> InProcessConnection {
         let connection = InProcessConnection(key: self)
         connections.withLock { $0[ObjectIdentifier(connection)] = WeakConnection(connection) }
@@ -76,11 +76,6 @@ public final class VirtualKey: Sendable {
 
     func forget(_ connection: InProcessConnection) {
         _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
-    }
-
-    /// Opens the key through libfido2, over a new in-process connection.
-    public func openDevice(timeout: Duration = Device.defaultTimeout) throws(FIDO2Error) -> Device {
-        try Device.open(connection: connect(), name: "virtual:\(configuration.productName)", timeout: timeout)
     }
 
     // MARK: The simulated user

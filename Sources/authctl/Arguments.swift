@@ -1,4 +1,5 @@
 import AuthProtocol
+import SystemKit
 
 /// authctl's command line: global options, a subcommand, its options and
 /// operands. Options may come before or after the subcommand.
@@ -28,20 +29,13 @@ struct Arguments {
     static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change"]
 
     init(_ arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            if argument == "-h" { help = true; continue }
-            guard argument.hasPrefix("--") else {
+        var words = CommandLineScanner(arguments)
+        while let word = words.next() {
+            switch word {
+            case .other("-h"): help = true
+            case .other(let argument):
                 if subcommand == nil { subcommand = argument } else { operands.append(argument) }
-                continue
-            }
-            var name = String(argument.dropFirst(2))
-            var value: String?
-            if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            if Self.flagNames.contains(name) {
+            case .option(let name, let value) where Self.flagNames.contains(name):
                 guard value == nil else { throw UsageError("--\(name) takes no value") }
                 switch name {
                 case "json": json = true
@@ -49,8 +43,8 @@ struct Arguments {
                 case "version": version = true
                 default: flags.insert(name)
                 }
-            } else if Self.valued.contains(name) || Self.repeatable.contains(name) {
-                guard let given = value ?? remaining.popFirst() else { throw UsageError("--\(name) needs a value") }
+            case .option(let name, let value) where Self.valued.contains(name) || Self.repeatable.contains(name):
+                guard let given = words.value(value) else { throw UsageError("--\(name) needs a value") }
                 if Self.repeatable.contains(name) {
                     repeated[name, default: []].append(given)
                 } else if name == "socket" {
@@ -59,7 +53,7 @@ struct Arguments {
                     // A second value would silently win or lose; say so instead.
                     guard options.updateValue(given, forKey: name) == nil else { throw UsageError("--\(name) given twice") }
                 }
-            } else {
+            case .option(let name, _):
                 throw UsageError("unknown option --\(name)")
             }
         }

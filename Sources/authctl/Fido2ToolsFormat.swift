@@ -1,6 +1,5 @@
 import AuthClient
 import CBOR
-import Crypto
 
 /// The line formats Debian's fido2-tools verify: what `fido2-cred -M` and
 /// `fido2-assert -G` print, and `fido2-cred -V` / `fido2-assert -V` read
@@ -9,10 +8,12 @@ import Crypto
 enum Fido2ToolsFormat {
     /// A registration: client data hash, RP id, format, authenticator data,
     /// credential id, attestation signature, and the certificate if any.
-    static func credential(_ credential: CredentialJSON, rpID: String) throws(AuthClientError) -> String {
+    /// The hash is the daemon's (`clientDataHash` in the result), so that
+    /// authctl needs no digest of its own.
+    static func credential(_ credential: CredentialJSON, clientDataHash: [UInt8], rpID: String) throws(AuthClientError) -> String {
         let attestation = try credential.attestationObject()
         var lines = [
-            Base64.encode(SHA256.hash(credential.response.clientDataJSON.bytes)), rpID, attestation.format,
+            Base64.encode(clientDataHash), rpID, attestation.format,
             Base64.encode(wrapped(attestation.authenticatorData)), Base64.encode(credential.rawId.bytes),
             Base64.encode(attestation.signature),
         ]
@@ -22,10 +23,10 @@ enum Fido2ToolsFormat {
 
     /// An authentication: client data hash, RP id, authenticator data,
     /// signature, and the user id when the key returned one.
-    static func assertion(_ credential: CredentialJSON, rpID: String) throws(AuthClientError) -> String {
+    static func assertion(_ credential: CredentialJSON, clientDataHash: [UInt8], rpID: String) throws(AuthClientError) -> String {
         let assertion = try credential.assertion()
         var lines = [
-            Base64.encode(SHA256.hash(credential.response.clientDataJSON.bytes)), rpID,
+            Base64.encode(clientDataHash), rpID,
             Base64.encode(wrapped(assertion.authenticatorData)), Base64.encode(assertion.signature),
         ]
         if let user = credential.response.userHandle, !user.bytes.isEmpty { lines.append(Base64.encode(user.bytes)) }

@@ -38,36 +38,28 @@ func fail(_ message: String, status: Int32 = 64) -> Never {
     exit(status)
 }
 
-var arguments = CommandLine.arguments.dropFirst()
+var words = CommandLineScanner(Array(CommandLine.arguments.dropFirst()))
 var socketPath: String?
 var servesUHID = false
 var configuration = VirtualKeyConfiguration()
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "-h", "--help":
+while let word = words.next() {
+    switch word {
+    case .other("-h"), .option("help", value: nil):
         print(usage)
         exit(0)
-    case "--socket":
-        guard let path = arguments.popFirst() else { fail("--socket needs a path") }
+    case .option("socket", value: nil):
+        guard let path = words.value(nil) else { fail("--socket needs a path") }
         socketPath = path
-    case "--uhid":
+    case .option("uhid", value: nil):
         servesUHID = true
-    case let flag where flag.hasPrefix("--"):
-        var name = String(flag.dropFirst(2))
-        var value: String
-        if let equals = name.firstIndex(of: "=") {
-            value = String(name[name.index(after: equals)...])
-            name = String(name[..<equals])
-        } else {
-            guard let next = arguments.popFirst() else { fail("\(flag) needs a value") }
-            value = next
-        }
+    case .option(let name, let given):
+        guard let value = words.value(given) else { fail("--\(name) needs a value") }
         if name == "socket" {
             socketPath = value
             continue
         }
         do { try configuration.apply(setting: name, value: value) } catch { fail("\(error)") }
-    default:
+    case .other(let argument):
         fail("unexpected argument '\(argument)'\n\n\(usage)")
     }
 }

@@ -357,7 +357,7 @@ private enum Shapes {
                     create.extensions = CreateExtensions()
                     return create
                 }(),
-                result: CredentialResult(credential: .null, registration: registration)),
+                result: CredentialResult(credential: .null, registration: registration, clientDataHash: Base64URLBytes([1]))),
             AuthProtocol.Method.getCredential: .init(
                 params: {
                     var get = GetParams(challenge: Base64URLBytes([1]), rpId: "example.org")
@@ -366,7 +366,7 @@ private enum Shapes {
                     get.transaction = Transaction(details: ["Payee": "Bob"])
                     return get
                 }(),
-                result: CredentialResult(credential: .null, registration: registration)),
+                result: CredentialResult(credential: .null, registration: registration, clientDataHash: Base64URLBytes([1]))),
             AuthProtocol.Method.listRegistrations: .init(result: RegistrationList(registrations: [registration])),
             AuthProtocol.Method.renameRegistration: .init(params: RenameRegistrationParams(id: "AQ", friendlyName: "Key")),
             AuthProtocol.Method.deleteRegistration: .init(params: RegistrationIDParams(id: "AQ")),

@@ -15,7 +15,7 @@ extension RawRPCClient {
 
     /// Answers a request the daemon sent (a prompt) with `result`.
     public func answer(_ request: JSONValue, with result: JSONValue) {
-        let id: RPCID = request["id"]?.integerValue.map { .number($0) } ?? .string(request["id"]?.stringValue ?? "")
+        let id = request["id"].flatMap(RPCID.init(json:)) ?? .string("")
         send(RPCMessage.response(id: id, result: result).line())
     }
 }

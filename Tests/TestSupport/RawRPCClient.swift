@@ -34,14 +34,7 @@ public final class RawRPCClient {
     /// Sends bytes as they are; false if the daemon has closed the connection.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        (try? UnixSocket.sendAll(fd, bytes)) != nil
     }
 
     @discardableResult

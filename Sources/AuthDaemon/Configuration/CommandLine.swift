@@ -39,16 +39,18 @@ extension DaemonConfiguration {
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> DaemonCommand {
         var configFile: String?
         var userInstance = false
-        for (index, argument) in arguments.enumerated() {
-            switch argument {
-            case "-h", "--help": return .help
-            case "-V", "--version": return .version
-            case "--user": userInstance = true
-            case "--config":
-                guard index + 1 < arguments.count else { throw ConfigurationError("--config needs a file") }
-                configFile = arguments[index + 1]
-            default:
-                if argument.hasPrefix("--config=") { configFile = String(argument.dropFirst(9)) }
+        // A look ahead, taking no values: help and version win wherever
+        // they are, and the file is read before the flags that override it.
+        var words = CommandLineScanner(arguments)
+        while let word = words.next() {
+            switch word {
+            case .other("-h"), .option("help", value: nil): return .help
+            case .other("-V"), .option("version", value: nil): return .version
+            case .option("user", value: nil): userInstance = true
+            case .option("config", let given):
+                guard let file = given ?? words.upcoming else { throw ConfigurationError("--config needs a file") }
+                configFile = file
+            default: continue
             }
         }
         var configuration = DaemonConfiguration()
@@ -85,32 +87,18 @@ extension DaemonConfiguration {
 
     /// Applies the flags after the config file: they override it and add to its lists.
     public mutating func applyFlags(_ arguments: [String]) throws(ConfigurationError) {
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            guard argument.hasPrefix("--") else { throw ConfigurationError("unexpected argument '\(argument)'") }
-            var name = String(argument.dropFirst(2))
-            var value: String?
-            if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            switch name {
-            case "user": continue
-            case "config":
-                if value == nil { _ = remaining.popFirst() }
-                continue
-            case "virtual-key":
-                // The spec is optional: `--virtual-key` alone is a default key.
-                if value == nil, let next = remaining.first, !next.hasPrefix("--") {
-                    value = remaining.popFirst()
-                }
-                try apply(setting: name, value: value ?? "")
-            default:
-                if value == nil {
-                    guard let next = remaining.popFirst() else { throw ConfigurationError("--\(name) needs a value") }
-                    value = next
-                }
-                try apply(setting: name, value: value!)
+        var words = CommandLineScanner(arguments)
+        while let word = words.next() {
+            switch word {
+            case .other(let argument): throw ConfigurationError("unexpected argument '\(argument)'")
+            // Read before the config file (parse).
+            case .option("user", _): continue
+            case .option("config", let given): _ = words.value(given)
+            // The spec is optional: `--virtual-key` alone is a default key.
+            case .option("virtual-key", let given): try apply(setting: "virtual-key", value: words.optionalValue(given) ?? "")
+            case .option(let name, let given):
+                guard let value = words.value(given) else { throw ConfigurationError("--\(name) needs a value") }
+                try apply(setting: name, value: value)
             }
         }
     }

@@ -53,7 +53,7 @@ extension Broker {
                 credential: CredentialJSON.registration(
                     credential, clientData: clientData, conveyance: options.attestation ?? "none",
                     transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido)),
-                registration: registration))
+                registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }
     }
 

@@ -75,7 +75,7 @@ extension Broker {
             if let largeBlob { extensionResults["largeBlob"] = largeBlob.results(for: statement.credentialID) }
             return encode(CredentialResult(
                 credential: CredentialJSON.assertion(statement, clientData: clientData, extensionResults: extensionResults),
-                registration: registration))
+                registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }
     }
 }

@@ -84,11 +84,8 @@ extension Broker {
 
     private func cancelOperation(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
         let target = try decode(CancelParams.self, params)
-        let id: RPCID
-        switch target.id {
-        case .integer(let n): id = .number(n)
-        case .string(let s): id = .string(s)
-        default: throw RPCError(.invalidParams, "invalid params: id: expected a string or a number")
+        guard let id = RPCID(json: target.id) else {
+            throw RPCError(.invalidParams, "invalid params: id: expected a string or a number")
         }
         // Only the client's own requests: another client's ids are not even seen.
         guard let request = session.inFlight[id] else { return ["cancelled": false] }

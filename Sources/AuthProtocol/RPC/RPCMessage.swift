@@ -3,6 +3,17 @@ public enum RPCID: Hashable, Sendable, CustomStringConvertible {
     case number(Int64)
     case string(String)
 
+    /// The id a JSON value holds: a number or a string, as JSON-RPC allows;
+    /// nil for anything else. The one reading of an id, for messages,
+    /// `operation.cancel`'s target and a notification's `request`.
+    public init?(json: JSONValue) {
+        switch json {
+        case .integer(let n): self = .number(n)
+        case .string(let s): self = .string(s)
+        default: return nil
+        }
+    }
+
     public var json: JSONValue {
         switch self {
         case .number(let n): return .integer(n)
@@ -70,12 +81,11 @@ public enum RPCMessage: Equatable, Sendable {
     }
 
     private static func readID(_ value: JSONValue?) throws(MalformedMessage) -> RPCID? {
-        switch value {
-        case nil, .null?: return nil
-        case .integer(let n)?: return .number(n)
-        case .string(let s)?: return .string(s)
-        default: throw MalformedMessage(id: nil, error: RPCError(.invalidRequest, "\"id\" must be a string or a number"))
+        guard let value, value != .null else { return nil }
+        guard let id = RPCID(json: value) else {
+            throw MalformedMessage(id: nil, error: RPCError(.invalidRequest, "\"id\" must be a string or a number"))
         }
+        return id
     }
 
     public var json: JSONValue {

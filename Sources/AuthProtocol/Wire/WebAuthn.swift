@@ -184,10 +184,15 @@ public struct CredentialResult: Codable, Sendable, Equatable {
     public var credential: JSONValue
     /// The daemon's record of the registration, when it has one.
     public var registration: Registration?
+    /// The SHA-256 of the client data the key signed: what a CTAP-level
+    /// verifier (fido2-tools) takes, so that a client needs no digest code
+    /// (and `authctl` no libcrypto) to hand the result on.
+    public var clientDataHash: Base64URLBytes
 
-    public init(credential: JSONValue, registration: Registration?) {
+    public init(credential: JSONValue, registration: Registration?, clientDataHash: Base64URLBytes) {
         self.credential = credential
         self.registration = registration
+        self.clientDataHash = clientDataHash
     }
 }
 

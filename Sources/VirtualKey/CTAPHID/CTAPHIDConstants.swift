@@ -1,3 +1,5 @@
+import HIDReports
+
 /// CTAPHID commands (CTAP 2.1 §11.2.9), without the initialization-packet
 /// bit 0x80 that they carry on the wire.
 public enum CTAPHIDCommand: UInt8, Sendable {
@@ -44,7 +46,7 @@ public struct CTAPHIDCapabilities: OptionSet, Sendable {
 
 public enum CTAPHID {
     /// The size of every report, without a report-ID byte.
-    public static let reportSize = 64
+    public static let reportSize = hidReportSize
     public static let initializationDataSize = reportSize - 7
     public static let continuationDataSize = reportSize - 5
     /// The largest message: one initialization packet and 128 continuations.

@@ -1,4 +1,4 @@
-import FIDO2
+import HIDReports
 import Synchronization
 import SystemKit
 
