@@ -36,7 +36,7 @@ public final class AuthClient: Sendable {
     /// then the user instance's if it exists, then the system instance's.
     public static func defaultSocketPath(environment: [String: String]) -> String {
         if let explicit = environment["AUTHKEYD_SOCKET"], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access("\(runtime)/authkeyd.sock", F_OK) == 0 {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, FileSystem.exists("\(runtime)/authkeyd.sock") {
             return "\(runtime)/authkeyd.sock"
         }
         return "/run/authkeyd/authkeyd.sock"
@@ -112,7 +112,7 @@ public final class AuthClient: Sendable {
             // A failed send means the connection is gone; the reader sees
             // that too and fails every pending call, with the daemon's
             // reason if it gave one before closing (a refusal).
-            if !send(.request(id: id, method: method, params: params)) { shutdown(fd, Int32(SHUT_RDWR)) }
+            if !send(.request(id: id, method: method, params: params)) { wakeReader() }
         }
         _ = state.withLock { $0.statusHandlers.removeValue(forKey: id) }
         return try outcome.get()
@@ -128,7 +128,14 @@ public final class AuthClient: Sendable {
             defer { state.closed = true }
             return !state.closed
         }
-        if wasOpen { shutdown(fd, Int32(SHUT_RDWR)) }
+        if wasOpen { wakeReader() }
+    }
+
+    /// Shuts the socket down, so that the read loop sees its end and fails
+    /// what is pending. A failure means the socket is already shut down
+    /// (the daemon went first): the reader has seen the end already.
+    private func wakeReader() {
+        try? UnixSocket.shutdown(fd)
     }
 
     // MARK: - Wire
@@ -149,9 +156,9 @@ public final class AuthClient: Sendable {
         var framer = LineFramer(maxLineLength: 64 << 20)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         reading: while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            // A receive error is the connection's end, as end-of-file is.
+            let outcome = try? buffer.withUnsafeMutableBytes { (raw) throws(SystemError) in try UnixSocket.receive(fd, into: raw) }
+            guard let count = outcome ?? nil, count > 0 else { break }
             var broken = false
             buffer.withUnsafeBytes { raw in
                 framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
@@ -172,7 +179,7 @@ public final class AuthClient: Sendable {
         }
         pending.forEach { $0.resume(returning: .failure(closedError)) }
         notificationContinuation.finish()
-        Glibc.close(fd)
+        FileDescriptor.close(fd)
     }
 
     private func received(_ line: UnsafeBufferPointer<UInt8>) {

@@ -1,6 +1,7 @@
 import CBOR
 internal import CFido2
 import Glibc
+import SystemKit
 
 /// The large-blob array (CTAP 2.1 §6.10) through libfido2: one blob per
 /// credential, found and sealed with the credential's largeBlobKey
@@ -101,6 +102,6 @@ extension Device {
 /// Frees a buffer libfido2 allocated for a secret, zeroing it first.
 private func freeSecret(_ pointer: UnsafeMutablePointer<UInt8>?, _ length: Int) {
     guard let pointer else { return }
-    explicit_bzero(pointer, length)
+    zeroSecret(UnsafeMutableRawBufferPointer(start: pointer, count: length))
     free(pointer)
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// A PIN on its way to libfido2.
 ///
@@ -53,7 +54,7 @@ final class SecretStorage: @unchecked Sendable {
     }
 
     deinit {
-        explicit_bzero(buffer.baseAddress!, buffer.count)
+        zeroSecret(UnsafeMutableRawBufferPointer(buffer))
         buffer.deallocate()
     }
 

@@ -23,13 +23,11 @@ public final class SocketConnection: HIDReportConnection {
 
     public func send(report: [UInt8]) -> Bool {
         guard report.count == hidReportSize, !isHungUp, !closed.load(ordering: .acquiring) else { return false }
-        while true {
-            let sent = Glibc.send(fd, report, report.count, Int32(MSG_NOSIGNAL))
-            if sent == report.count { return true }
-            if sent < 0 && errno == EINTR { continue }
-            hungUp.store(true, ordering: .releasing)
-            return false
-        }
+        // One report, one datagram: a seqpacket socket takes all of it or fails.
+        let sent = try? report.withUnsafeBytes { (bytes) throws(SystemError) in try UnixSocket.send(fd, bytes) }
+        if sent == report.count { return true }
+        hungUp.store(true, ordering: .releasing)
+        return false
     }
 
     public func receive(timeoutMilliseconds: Int) -> [UInt8]? {
@@ -38,9 +36,19 @@ public final class SocketConnection: HIDReportConnection {
         // One byte more than a report, so an oversized message shows as such
         // instead of being silently truncated to a plausible one.
         var report = [UInt8](repeating: 0, count: hidReportSize + 1)
-        let count = recv(fd, &report, report.count, 0)
+        let received: Int?
+        do {
+            received = try report.withUnsafeMutableBytes { (buffer) throws(SystemError) in
+                try UnixSocket.receive(fd, into: buffer, nonBlocking: true)
+            }
+        } catch {
+            hungUp.store(true, ordering: .releasing)
+            return nil
+        }
+        // nil: the data poll saw went to another reader; wait for the next.
+        guard let count = received else { return nil }
         if count == hidReportSize { return Array(report.prefix(hidReportSize)) }
-        if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) { hungUp.store(true, ordering: .releasing) }
+        if count == 0 { hungUp.store(true, ordering: .releasing) }
         return nil
     }
 
@@ -51,19 +59,19 @@ public final class SocketConnection: HIDReportConnection {
         while !isHungUp && !closed.load(ordering: .acquiring) {
             // Asking only for POLLRDHUP: data stays for libfido2, and
             // `close()` wakes us with POLLHUP through its shutdown.
-            var descriptor = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
-            let ready = poll(&descriptor, 1, -1)
-            if ready < 0 && errno != EINTR { break }
-            if ready > 0 && descriptor.revents & (Int16(POLLHUP | POLLERR | POLLNVAL) | pollReadHangUp) != 0 { break }
+            var descriptors = [pollfd(fd: fd, events: pollReadHangUp, revents: 0)]
+            guard let ready = try? waitForEvents(&descriptors, timeoutMilliseconds: -1) else { break }
+            if ready > 0 && descriptors[0].revents & (Int16(POLLHUP | POLLERR | POLLNVAL) | pollReadHangUp) != 0 { break }
         }
         hungUp.store(true, ordering: .releasing)
     }
 
     public func close() {
         if !closed.exchange(true, ordering: .acquiringAndReleasing) {
-            // shutdown first wakes any thread blocked on the descriptor.
-            shutdown(fd, Int32(SHUT_RDWR))
-            Glibc.close(fd)
+            // shutdown first wakes any thread blocked on the descriptor. Its
+            // failure (the peer already gone: ENOTCONN) leaves nothing to wake.
+            try? UnixSocket.shutdown(fd)
+            FileDescriptor.close(fd)
         }
     }
 }

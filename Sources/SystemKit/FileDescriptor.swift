@@ -30,6 +30,11 @@ public enum FileDescriptor {
         try retryingOnInterruptUnlessWouldBlock("write") { Glibc.write(fd, bytes.baseAddress, bytes.count) }
     }
 
+    /// A close-on-exec copy of `fd` at the lowest free number (`F_DUPFD_CLOEXEC`).
+    public static func duplicate(_ fd: Int32) throws(SystemError) -> Int32 {
+        try retryingOnInterrupt("fcntl(F_DUPFD_CLOEXEC)") { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
+    }
+
     /// Closes `fd`, and returns why it failed, if it did, for a caller that
     /// can act on it; there is rarely anything to act on, so no caller has
     /// to look.

@@ -12,7 +12,7 @@ final class PINFile: Sendable {
 
     /// Refuses a number that is not an open descriptor, before connecting.
     init(_ text: String) throws(UsageError) {
-        guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
+        guard let fd = Int32(text), fd >= 0, (try? FileDescriptor.status(fd)) != nil else {
             throw UsageError("--pin-fd \(text): not an open file descriptor")
         }
         self.fd = fd

@@ -100,7 +100,9 @@ import Testing
         let started = ContinuousClock.now
         let error = await failure(of: Task { try await host.ask(Prompt.enterPin, timeout: .milliseconds(100), for: request) })
         #expect(error?.reason == .timeout && error?.message.hasPrefix("no answer to ui.enterPin within") == true)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // That it ends, not how fast: the suite runs beside every other
+        // in-process suite on two cores, where 100 ms can take seconds.
+        #expect(ContinuousClock.now - started < .seconds(15))
         #expect(await host.pending == 0)
     }
 

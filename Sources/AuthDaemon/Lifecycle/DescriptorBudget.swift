@@ -41,9 +41,9 @@ struct DescriptorBudget {
     /// lowest free descriptor, found by duplicating `fd`, is the one it
     /// would get.
     func hasRoomForClient(probingWith fd: Int32) -> Bool {
-        let probe = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard probe >= 0 else { return false }
-        close(probe)
+        // Failing to probe (EMFILE: no descriptor is free) is no room.
+        guard let probe = try? FileDescriptor.duplicate(fd) else { return false }
+        FileDescriptor.close(probe)
         return probe < ceiling
     }
 }

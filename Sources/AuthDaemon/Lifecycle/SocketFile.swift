@@ -31,7 +31,7 @@ enum SocketFile {
             }
         }
         do { try FileSystem.setMode(path, mode) } catch {
-            close(fd)
+            FileDescriptor.close(fd)
             do { try FileSystem.removeFile(path) } catch { logger.warning("cannot remove \(path) again: \(error)") }
             throw ConfigurationError("cannot open \(path) to its clients: \(error)")
         }
