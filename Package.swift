@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "SystemKit", "TestSupport", "FuzzTargets"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
-        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "SystemKit", "TestSupport"]),
+        .testTarget(name: "AuthDaemonTests", dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "CBOR", "FIDO2", "SystemKit", "TestSupport", "VirtualKey"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
