@@ -71,7 +71,7 @@ let package = Package(
 
         // Helpers shared by the test targets.
         .target(
-            name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
+            name: "TestSupport", dependencies: ["FIDO2", "VirtualKey", "SystemKit", "CBOR", "Crypto", "AuthClient", "AuthProtocol"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),

@@ -1,15 +1,14 @@
 import AuthProtocol
 import Foundation
-import TestSupport
 
 /// Runs blocking work (a child process such as py_webauthn or fido2-tools)
 /// on a thread of its own, and awaits it.
 ///
-/// The broker in process, its clients and every test of this target share
-/// Swift's cooperative pool, one thread a core (two on the CI machine): a
+/// The broker in process (AuthDaemonTests), its clients and every test of
+/// a target share Swift's cooperative pool, one thread a core (two on the CI machine): a
 /// test that blocks one waiting for Python holds up the brokers of all the
 /// others, and a timing test beside it fails for no fault of the broker.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
@@ -17,7 +16,7 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
 
 extension RelyingPartyVerifier {
     /// `verify`, off the cooperative pool.
-    static func verifying(_ mode: String, _ request: JSONValue) async throws -> Result<JSONValue, VerificationFailure> {
+    public static func verifying(_ mode: String, _ request: JSONValue) async throws -> Result<JSONValue, VerificationFailure> {
         try await offThePool { try verify(mode, request) }
     }
 }
