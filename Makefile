@@ -3,6 +3,10 @@
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_LOG := .build/build.log
+# The pages, usage and completions checked against the code; beside
+# `lint-man`, not in the long end-to-end run (they start only authctl and
+# one daemon).
+DOCUMENTATION_TESTS = $(SWIFT) test --skip-build --filter EndToEndTests.DocumentationTests
 
 .PHONY: all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
 
@@ -11,8 +15,11 @@ all: build
 deps:
 	@scripts/install-deps
 
-# Debug build of every product; fails on any compiler warning.
+# Debug build of every product; fails on any compiler warning, or on an
+# import a target does not declare in Package.swift (or a declared
+# dependency it does not import).
 build: deps
+	@scripts/check-imports >/dev/null || scripts/check-imports
 	@mkdir -p .build
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@! grep -E "warning:" $(BUILD_LOG) | grep -v "^warning: 'main'" || { echo "error: the build has warnings"; exit 1; }
@@ -22,13 +29,17 @@ build: deps
 demo: build
 	scripts/demo
 
-# Every test: unit, protocol conformance, libfido2 end to end, fido2-tools,
-# and a relying-party library (py_webauthn) verifying the daemon's results.
+# Every test: unit, protocol conformance and the broker in process (in
+# parallel), the real binaries end to end (one at a time, the reliability
+# counts at full size), python-fido2's device tests, and the documentation
+# against the code (`lint-man`: the man pages and DocumentationTests).
 test: build
 	scripts/rp-venv
 	$(SWIFT) test --skip-build --skip EndToEndTests
-	AUTHKEYD_RELIABILITY_SCALE=full $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
+	AUTHKEYD_RELIABILITY_SCALE=full $(SWIFT) test --skip-build --filter EndToEndTests --skip EndToEndTests.DocumentationTests --no-parallel
 	scripts/device-tests
+	scripts/lint-man
+	$(DOCUMENTATION_TESTS)
 
 # Figures for BENCHMARKS.md: every row, side by side, release builds
 # linked as `make install` links them (scripts/bench says how).
@@ -63,15 +74,17 @@ fuzz-smoke: deps
 reliability: build
 	AUTHKEYD_RELIABILITY_SCALE=full scripts/reliability --skip-build
 
-# Line and region coverage per module over the whole suite, as a table
-# (a build of its own in .build/coverage; llvm-cov from the toolchain).
+# Line and region coverage per module over the unit and in-process suites,
+# as a table (a build of its own in .build/coverage; llvm-cov from the
+# toolchain). `scripts/coverage --end-to-end` adds the end-to-end suites.
 coverage: deps
 	scripts/coverage
 
-# The unit and in-process suites and the end-to-end suites where races live
-# (reliability counts at a tenth) under ThreadSanitizer, then
-# AddressSanitizer (each a separate build, in .build/tsan and .build/asan);
-# scripts/test-sanitizers says which and why.
+# The unit and in-process suites and the end-to-end suites where the
+# process's races live (reliability counts at a tenth) under
+# ThreadSanitizer, then AddressSanitizer (each a separate build with line
+# tables only, in .build/tsan and .build/asan); scripts/test-sanitizers
+# says which and why.
 test-sanitizers: deps
 	scripts/test-sanitizers
 
@@ -116,6 +129,10 @@ uninstall:
 check-units:
 	scripts/check-units
 
-# The man pages: clean under `mandoc -Tlint` and groff, and rendered by man.
-lint-man:
+# The documentation against the code: the man pages clean under `mandoc
+# -Tlint` and groff and rendered by man, then DocumentationTests (every
+# flag, method, setting and completion in its page; they run the built
+# binaries, so this builds first). `make test` runs both.
+lint-man: build
 	scripts/lint-man
+	$(DOCUMENTATION_TESTS)

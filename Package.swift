@@ -76,7 +76,7 @@ let package = Package(
 
         // Helpers shared by the test targets.
         .target(
-            name: "TestSupport", dependencies: ["FIDO2", "HIDReports", "VirtualKey", "SystemKit", "Crypto", "AuthClient", "AuthProtocol"],
+            name: "TestSupport", dependencies: ["FIDO2", "HIDReports", "VirtualKey", "SystemKit", "CBOR", "Crypto", "AuthClient", "AuthProtocol"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
@@ -91,7 +91,7 @@ let package = Package(
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthClient", "AuthProtocol", "CBOR", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
+            dependencies: ["AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],

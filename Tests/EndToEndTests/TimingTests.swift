@@ -47,21 +47,4 @@ import Testing
             unlink(keySocket)
         }
     }
-
-    @Test func aClientThatDiesWhileTheKeyWaitsFreesItWithinASecond() async throws {
-        let daemon = try DaemonProcess(["--virtual-key", "name=Stuck,presence=never"])
-        _ = try await daemon.waitForKeys(1)
-        let dying = try RawRPCClient(socketPath: daemon.socketPath)
-        dying.request(1, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams()))
-        #expect(dying.readMessage()?["params"]?["status"] == "waitingForTouch")
-        let other = try daemon.client()
-        let clock = ContinuousClock()
-        async let info = other.authenticatorInfo("v1")
-        try await Task.sleep(for: .milliseconds(100))
-        let died = clock.now
-        dying.disconnect()
-        _ = try await info
-        #expect(clock.now - died < .seconds(1))
-    }
-
 }

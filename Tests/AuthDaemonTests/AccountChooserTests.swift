@@ -4,7 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The account chooser, `ui.selectCredential`, through the real daemon: a
+/// The account chooser, `ui.selectCredential`, through the broker in process
+/// (moved from EndToEndTests; authctl's chooser stays there): a
 /// key that holds two discoverable credentials for one relying party, and
 /// a `credentials.get` without an allow list. The assertion chosen is
 /// checked by py_webauthn with that credential's own public key.
@@ -20,16 +21,16 @@ import Testing
 
     /// A daemon with one PIN-protected key holding `alice` (older) and
     /// `bob` (newer) for example.org, both recorded for the calling user.
-    func keyWithTwoAccounts(pin: String? = Self.pin) async throws -> (DaemonProcess, alice: Account, bob: Account) {
+    func keyWithTwoAccounts(pin: String? = Self.pin) async throws -> (InProcessBroker, alice: Account, bob: Account) {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let daemon = try DaemonProcess(["--virtual-key", "name=Chooser key" + (pin.map { ",pin=\($0)" } ?? "")])
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser key" + (pin.map { ",pin=\($0)" } ?? "")])
         _ = try await daemon.waitForKeys(1)
         let alice = try await register("alice", on: daemon, pin: pin)
         let bob = try await register("bob", on: daemon, pin: pin)
         return (daemon, alice, bob)
     }
 
-    func register(_ user: String, on daemon: DaemonProcess, pin: String?) async throws -> Account {
+    func register(_ user: String, on daemon: InProcessBroker, pin: String?) async throws -> Account {
         let client = try daemon.client()
         defer { client.close() }
         client.setUI(ScriptedUI(pins: pin.map { [$0] } ?? [], name: "Chooser key"))
@@ -37,7 +38,7 @@ import Testing
         let userID = Array("user-\(user)".utf8)
         let created = try await client.createCredential(
             WebAuthnFixtures.createParams(user: user, userID: userID, challenge: challenge, residentKey: "required"))
-        let verified = try RelyingPartyVerifier.verify("register", [
+        let verified = try await RelyingPartyVerifier.verifying("register", [
             "credential": created.credential, "challenge": .string(Base64URL.encode(challenge)),
             "origin": "https://example.org", "rpId": "example.org",
         ]).get()
@@ -47,8 +48,8 @@ import Testing
     }
 
     /// py_webauthn's verdict on an assertion, checked with `account`'s public key.
-    func verify(_ result: CredentialResult, challenge: [UInt8], as account: Account) throws -> Result<JSONValue, RelyingPartyVerifier.VerificationFailure> {
-        try RelyingPartyVerifier.verify("authenticate", [
+    func verify(_ result: CredentialResult, challenge: [UInt8], as account: Account) async throws -> Result<JSONValue, RelyingPartyVerifier.VerificationFailure> {
+        try await RelyingPartyVerifier.verifying("authenticate", [
             "credential": result.credential, "challenge": .string(Base64URL.encode(challenge)),
             "origin": "https://example.org", "rpId": "example.org", "publicKey": account.publicKey,
         ])
@@ -75,10 +76,10 @@ import Testing
         #expect(result.credential["id"]?.stringValue == alice.credentialID)
         #expect(result.credential["response"]?["userHandle"]?.stringValue == Base64URL.encode(alice.userID))
         #expect(result.registration?.id == alice.credentialID)
-        let verified = try verify(result, challenge: challenge, as: alice).get()
+        let verified = try await verify(result, challenge: challenge, as: alice).get()
         #expect(verified["userVerified"] == true)
         // The signature is alice's: bob's key does not verify it.
-        #expect(throws: RelyingPartyVerifier.VerificationFailure.self) { try verify(result, challenge: challenge, as: bob).get() }
+        await #expect(throws: RelyingPartyVerifier.VerificationFailure.self) { try await verify(result, challenge: challenge, as: bob).get() }
     }
 
     @Test func choosingTheNewerAccountSignsWithIt() async throws {
@@ -88,8 +89,8 @@ import Testing
         let challenge = randomHash()
         let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge))
         #expect(result.credential["id"]?.stringValue == bob.credentialID)
-        _ = try verify(result, challenge: challenge, as: bob).get()
-        #expect(throws: RelyingPartyVerifier.VerificationFailure.self) { try verify(result, challenge: challenge, as: alice).get() }
+        _ = try await verify(result, challenge: challenge, as: bob).get()
+        await #expect(throws: RelyingPartyVerifier.VerificationFailure.self) { try await verify(result, challenge: challenge, as: alice).get() }
     }
 
     @Test func cancellingTheChooserCancelsTheRequest() async throws {
@@ -122,7 +123,7 @@ import Testing
 
     @Test func proceedingWithoutACredentialIsRefusedClearly() async throws {
         let (daemon, _, _) = try await keyWithTwoAccounts()
-        let raw = try RawRPCClient(socketPath: daemon.socketPath)
+        let raw = try daemon.rawClient()
         raw.request(1, Method.getCredential, try JSONValueEncoder().encode(WebAuthnFixtures.getParams()))
         let pinPrompt = try #require(raw.read { $0.method == Prompt.enterPin })
         raw.answer(pinPrompt, with: ["action": "proceed", "pin": .string(Self.pin)])
@@ -148,7 +149,7 @@ import Testing
         #expect(ui.offered.isEmpty)
         #expect(ui.base.prompts == ["pin"])
         #expect(result.credential["id"]?.stringValue == bob.credentialID, "the newest")
-        _ = try verify(result, challenge: challenge, as: bob).get()
+        _ = try await verify(result, challenge: challenge, as: bob).get()
     }
 
     @Test func aClientThatAnswersNoPINPromptFailsAtOnceWithPinRequired() async throws {
@@ -181,7 +182,7 @@ import Testing
     /// A client that answers nothing: the key is chosen by touch and keeps
     /// its name, with no prompt sent.
     @Test func aClientThatAnswersNoPromptGetsTouchToSelectAndNoNaming() async throws {
-        let daemon = try DaemonProcess([
+        let daemon = try await InProcessBroker([
             "--virtual-key", "name=Never,presence=never", "--virtual-key", "name=Touched,presence=after:200ms",
         ])
         _ = try await daemon.waitForKeys(2)
@@ -202,7 +203,7 @@ import Testing
         (["ui.enterPin"], "ui[0]: \"ui.enterPin\""),
     ])
     func aPromptNameHelloDoesNotKnowIsInvalidParams(_ names: [String], _ named: String) async throws {
-        let daemon = try DaemonProcess(["--virtual-key", "name=Chooser key"])
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser key"])
         let client = try daemon.client()
         let error = await rpcError { try await client.hello(client: "chooser-test/1", answering: names) }
         #expect(error?.reason == .invalidParams, "\(String(describing: error))")
@@ -213,7 +214,7 @@ import Testing
 
     @Test func oneCredentialIsUsedWithoutAsking() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let daemon = try DaemonProcess(["--virtual-key", "name=Chooser key,pin=\(Self.pin)"])
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser key,pin=\(Self.pin)"])
         _ = try await daemon.waitForKeys(1)
         let alice = try await register("alice", on: daemon, pin: Self.pin)
         let client = try daemon.client()
@@ -226,7 +227,7 @@ import Testing
         let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge))
         #expect(ui.offered.isEmpty && ui.base.prompts == ["pin"])
         #expect(result.credential["id"]?.stringValue == alice.credentialID)
-        _ = try verify(result, challenge: challenge, as: alice).get()
+        _ = try await verify(result, challenge: challenge, as: alice).get()
     }
 
     /// Without user verification the key names nobody; the chooser shows
@@ -243,7 +244,7 @@ import Testing
         #expect(offered.map(\.user.displayName) == ["Bob", "Alice"])
         #expect(offered.map(\.user.id.bytes) == [bob.userID, alice.userID])
         #expect(result.credential["id"]?.stringValue == alice.credentialID)
-        let verified = try verify(result, challenge: challenge, as: alice).get()
+        let verified = try await verify(result, challenge: challenge, as: alice).get()
         #expect(verified["userVerified"] == false)
     }
 
@@ -258,7 +259,7 @@ import Testing
         let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge))
         #expect(delegate.shown == [["bob", "alice"]])
         #expect(result.credential["id"]?.stringValue == alice.credentialID)
-        _ = try verify(result, challenge: challenge, as: alice).get()
+        _ = try await verify(result, challenge: challenge, as: alice).get()
     }
 
     /// A delegate written before the chooser: the default picks the
@@ -275,7 +276,7 @@ import Testing
             let challenge = randomHash()
             let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge))
             #expect(result.credential["id"]?.stringValue == bob.credentialID)
-            _ = try verify(result, challenge: challenge, as: bob).get()
+            _ = try await verify(result, challenge: challenge, as: bob).get()
             // Declared or not, the transaction prompt is answered as declared.
             let error = await rpcError {
                 try await client.getCredential(WebAuthnFixtures.getParams(allow: [bob.credentialID], transaction: ["Pay": "1 EUR"]))
@@ -283,44 +284,6 @@ import Testing
             #expect(error?.reason == (prompts == nil ? .cancelled : .unsupported), "\(String(describing: error))")
             client.close()
         }
-    }
-
-    // MARK: authctl
-
-    @Test func authctlTakesTheAccountFromUser() async throws {
-        let (daemon, alice, bob) = try await keyWithTwoAccounts()
-        let chosen = try authctl(daemon, ["--json", "assert", "--rp", "example.org", "--user", "alice"], pinFD: "\(Self.pin)\n")
-        #expect(chosen.status == 0, "\(chosen)")
-        #expect(try chosen.json()["credential"]?["id"]?.stringValue == alice.credentialID)
-
-        let unknown = try authctl(daemon, ["assert", "--rp", "example.org", "--user", "carol"], pinFD: "\(Self.pin)\n")
-        #expect(unknown.status == 1, "\(unknown)")
-        #expect(unknown.standardError.contains("no credential of user \"carol\"") && unknown.standardError.contains("bob, alice"), "\(unknown)")
-
-        // No terminal and no --user: it cannot ask, so it says how to choose.
-        let unasked = try authctl(daemon, ["assert", "--rp", "example.org"], pinFD: "\(Self.pin)\n")
-        #expect(unasked.status == 2, "\(unasked)")
-        #expect(unasked.standardError.contains("--user NAME") && unasked.standardError.contains("bob, alice"), "\(unasked)")
-        #expect(!unasked.standardOutput.contains(bob.credentialID))
-    }
-
-    @Test func atATerminalAuthctlShowsANumberedListOfAccounts() async throws {
-        let (daemon, alice, _) = try await keyWithTwoAccounts()
-        let session = try TerminalSession([builtProduct("authctl"), "--socket", daemon.socketPath, "assert", "--rp", "example.org"])
-        #expect(session.waitFor("PIN for Chooser key"))
-        session.type(Self.pin)
-        #expect(session.waitFor("Which account for example.org?"))
-        #expect(session.waitFor("1) bob  Bob"))
-        #expect(session.waitFor("2) alice  Alice"))
-        #expect(session.waitFor("Choice [1-2; empty or q cancels]: "))
-        session.type("3")
-        #expect(session.waitFor("Type a number from 1 to 2, or q."))
-        session.type("2")
-        let (status, transcript) = session.finish()
-        #expect(status == 0, "\(transcript)\n\(daemon.log)")
-        #expect(transcript.contains("Authenticated."))
-        #expect(transcript.contains(alice.credentialID), "\(transcript)")
-        #expect(transcript.contains("User handle") && transcript.contains(Base64URL.encode(alice.userID)), "\(transcript)")
     }
 }
 

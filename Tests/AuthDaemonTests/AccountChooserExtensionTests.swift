@@ -8,11 +8,11 @@ import Testing
 /// credential: with no allow list the key answers for every account, and
 /// what comes back (the large blob read, the PRF results) must be the
 /// chosen account's, the same as when that account is named in
-/// allowCredentials.
+/// allowCredentials. (Moved from EndToEndTests: the broker runs in process.)
 @Suite(.timeLimit(.minutes(2))) struct AccountChooserExtensionTests {
     @Test func theChosenAccountsBlobAndPRFResultsComeBack() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let daemon = try DaemonProcess(["--virtual-key", "name=Chooser Key,pin=1234"])
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser Key,pin=1234"])
         _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let pins = [String](repeating: "1234", count: 20)
