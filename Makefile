@@ -19,7 +19,7 @@ deps:
 # import a target does not declare in Package.swift (or a declared
 # dependency it does not import).
 build: deps
-	@scripts/check-imports >/dev/null || scripts/check-imports
+	@SWIFT=$(SWIFT) scripts/check-imports >/dev/null || SWIFT=$(SWIFT) scripts/check-imports
 	@mkdir -p .build
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@! grep -E "warning:" $(BUILD_LOG) | grep -v "^warning: 'main'" || { echo "error: the build has warnings"; exit 1; }

@@ -48,12 +48,15 @@ let package = Package(
         .target(name: "VirtualKey", dependencies: ["CBOR", "Crypto", "HIDReports", "SystemKit"]),
 
         // The Swift face of libfido2 (and a virtual key opened through it).
-        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "HIDReports", "SystemKit", "VirtualKey"]),
+        .target(name: "FIDO2", dependencies: ["CFido2", "CBOR", "Crypto", "HIDReports", "SystemKit"]),
+
+        // A virtual key opened through libfido2, for the tests, the fuzzer and the benchmarks.
+        .target(name: "VirtualKeyDevice", dependencies: ["FIDO2", "VirtualKey"]),
 
         // USB keys present and their hotplug events; the only module that touches libudev.
         .target(name: "Hotplug", dependencies: ["CUdev", "FIDO2", "SystemKit"]),
 
-        // The broker: socket server, key registry and hotplug, operations, policy.
+        // The broker: its services, clients, routing, methods, operations, keys, policy.
         .target(
             name: "AuthDaemon",
             dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "Hotplug", "CBOR", "Crypto"]),
@@ -65,13 +68,13 @@ let package = Package(
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
-            name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "AuthClient", "AuthProtocol", "SystemKit"],
+            name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "VirtualKeyDevice", "AuthClient", "AuthProtocol", "SystemKit"],
             path: "Benchmarks"),
 
         // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
         // regression tests share, and the executable that is the fuzzer
         // when built with -DFUZZING and replays inputs otherwise.
-        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey"]),
+        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey", "VirtualKeyDevice"]),
         .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
@@ -83,15 +86,15 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
-        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets"]),
-        .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport"]),
+        .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets", "VirtualKeyDevice"]),
+        .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         .testTarget(
             name: "AuthDaemonTests",
-            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey"]),
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport"]),
+            dependencies: ["AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],

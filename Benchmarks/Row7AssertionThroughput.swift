@@ -1,5 +1,6 @@
 import FIDO2
 import VirtualKey
+import VirtualKeyDevice
 
 /// One in-process virtual key opened through libfido2's custom I/O, with
 /// one non-discoverable credential, and the getAssertion request for it:

@@ -45,7 +45,8 @@ public final class SocketConnection: HIDReportConnection {
             hungUp.store(true, ordering: .releasing)
             return nil
         }
-        // nil: the data poll saw went to another reader; wait for the next.
+        // nil: poll woke without a message after all (nothing else reads
+        // this socket); the caller asks again.
         guard let count = received else { return nil }
         if count == hidReportSize { return Array(report.prefix(hidReportSize)) }
         if count == 0 { hungUp.store(true, ordering: .releasing) }

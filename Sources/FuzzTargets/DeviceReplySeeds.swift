@@ -3,6 +3,7 @@ import FIDO2
 import HIDReports
 import VirtualKey
 import SystemKit
+import VirtualKeyDevice
 
 /// Starting inputs for `fuzzDeviceReplies`: each script run once against a
 /// virtual key made ready for it (credentials, PIN, fingerprints), with the

@@ -54,7 +54,7 @@ public enum AtomicFile {
     }
 
     static func syncDirectory(containing path: String) throws(SystemError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directory = FileSystem.directory(containing: path)
         let fd = try retryingOnInterrupt("open(\(directory))") {
             open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }

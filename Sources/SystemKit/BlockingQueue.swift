@@ -12,13 +12,17 @@ public final class BlockingQueue<Element: Sendable>: Sendable {
 
     public init() {}
 
-    public func push(_ element: Element) {
+    /// Queues `element`; false when the queue is closed, and the element
+    /// is not taken (its producer must answer for it).
+    @discardableResult
+    public func push(_ element: Element) -> Bool {
         let accepted = elements.withLock { state in
             guard !state.closed else { return false }
             state.items.append(element)
             return true
         }
         if accepted { available.signal() }
+        return accepted
     }
 
     /// The next element, waiting up to `timeoutMilliseconds` (negative:
@@ -37,6 +41,22 @@ public final class BlockingQueue<Element: Sendable>: Sendable {
             }
             return element
         }
+    }
+
+    /// Closes the queue and hands back what was still in it, in order: a
+    /// consumer that stops can answer for each, and no `push` succeeds
+    /// after (none is lost between the two).
+    public func closeAndTakeRemaining() -> [Element] {
+        let remaining = elements.withLock { state -> [Element] in
+            defer {
+                state.closed = true
+                state.items = []
+                state.head = 0
+            }
+            return state.items[state.head...].compactMap { $0 }
+        }
+        available.signal()
+        return remaining
     }
 
     /// Drops everything queued; waiting and later `pop`s return nil.

@@ -23,6 +23,13 @@ public enum FileSystem {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The directory a path's file is in, as a path to open: "." for a bare
+    /// name, "/" for a file at the root.
+    public static func directory(containing path: String) -> String {
+        let parent = parent(of: path)
+        return parent.isEmpty ? "." : parent
+    }
+
     /// Creates the directory with `mode` (less the umask), and with
     /// `intermediates` every missing parent too, each with the same mode.
     /// A directory that already exists is left as it is.

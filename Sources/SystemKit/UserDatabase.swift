@@ -9,23 +9,25 @@ public enum UserDatabase {
     public static func userID(named name: String) -> uid_t? {
         lookUp(sizeHint: Int(_SC_GETPW_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<passwd>, buffer, size, result) in
             getpwnam_r(name, entry, buffer, size, &result)
-        }.map(\.pw_uid)
+        } keeping: { $0.pw_uid }
     }
 
     /// The gid of the group called `name`; nil when there is none.
     public static func groupID(named name: String) -> gid_t? {
         lookUp(sizeHint: Int(_SC_GETGR_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<group>, buffer, size, result) in
             getgrnam_r(name, entry, buffer, size, &result)
-        }.map(\.gr_gid)
+        } keeping: { $0.gr_gid }
     }
 
     /// Calls a `get…_r` function with a buffer that grows while it reports
     /// ERANGE (a group with many members needs more than the hint). The
-    /// entry's strings point into the buffer, so only its numbers are kept.
-    private static func lookUp<Entry>(
+    /// entry's strings point into the buffer, freed on return, so `keeping`
+    /// picks out what is kept while the buffer is still there.
+    private static func lookUp<Entry, Kept>(
         sizeHint: Int,
-        _ call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<Entry>?) -> Int32
-    ) -> Entry? {
+        _ call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<Entry>?) -> Int32,
+        keeping: (Entry) -> Kept
+    ) -> Kept? {
         var size = max(sysconf(Int32(sizeHint)), 1024)
         while size <= 1 << 20 {
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
@@ -39,7 +41,7 @@ public enum UserDatabase {
                 continue
             }
             guard status == 0, let found = result else { return nil }
-            return found.pointee
+            return keeping(found.pointee)
         }
         return nil
     }

@@ -67,7 +67,7 @@ public final class VirtualKey: Sendable {
     // MARK: Front ends
 
     /// A new in-process connection, for `FIDO2.Device.open(connection:)`
-    /// (or FIDO2's `openDevice()`, which opens it so).
+    /// (or `openDevice()`, in VirtualKeyDevice, which opens it so).
     public func connect() -> InProcessConnection {
         let connection = InProcessConnection(key: self)
         connections.withLock { $0[ObjectIdentifier(connection)] = WeakConnection(connection) }

@@ -68,7 +68,7 @@ struct AssertCommand: Sendable {
         let result = try CredentialResult(json)
         let credential = try CredentialJSON(result.credential)
         switch output {
-        case .fido2Tools: print(try Fido2ToolsFormat.assertion(credential, clientDataHash: result.clientDataHash.bytes, rpID: params.rpId ?? ""))
+        case .fido2Tools: print(try Fido2ToolsFormat.assertion(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rpId ?? ""))
         default: print(try summary(credential, registration: result.registration))
         }
     }

@@ -1,4 +1,5 @@
 import AuthClient
+import AuthProtocol
 import CBOR
 
 /// The line formats Debian's fido2-tools verify: what `fido2-cred -M` and
@@ -6,6 +7,16 @@ import CBOR
 /// (fido2-cred(1), fido2-assert(1) INPUT and OUTPUT FORMAT). Binary values
 /// are standard base64 with padding, as the tools print them.
 enum Fido2ToolsFormat {
+    /// The daemon's hash of the client data; one too old to send it gets
+    /// a message that says what to do.
+    static func clientDataHash(of result: CredentialResult) throws(AuthClientError) -> [UInt8] {
+        guard let hash = result.clientDataHash else {
+            throw .protocolViolation(
+                "the result has no clientDataHash, which --format fido2-tools needs: authkeyd is older than authctl (restart it after an upgrade)")
+        }
+        return hash.bytes
+    }
+
     /// A registration: client data hash, RP id, format, authenticator data,
     /// credential id, attestation signature, and the certificate if any.
     /// The hash is the daemon's (`clientDataHash` in the result), so that

@@ -75,7 +75,7 @@ struct RegisterCommand: Sendable {
         let result = try CredentialResult(json)
         let credential = try CredentialJSON(result.credential)
         switch output {
-        case .fido2Tools: print(try Fido2ToolsFormat.credential(credential, clientDataHash: result.clientDataHash.bytes, rpID: params.rp.id ?? ""))
+        case .fido2Tools: print(try Fido2ToolsFormat.credential(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rp.id ?? ""))
         default: print(summary(credential, registration: result.registration))
         }
     }

@@ -126,7 +126,7 @@ case "info":
 case "watch":
     _ = operands(0, "")
     let json = arguments.json
-    signal(SIGINT, SIG_DFL)
+    setSignalHandler(SIGINT, nil)
     run = { client throws(AuthClientError) in try await Commands.watch(client, json: json) }
 case "select":
     _ = operands(0, "", options: ["timeout"])

@@ -83,7 +83,7 @@ flushStandardOutput()
 
 var signalSources: [DispatchSourceSignal] = []
 for signalNumber in [SIGTERM, SIGINT, SIGUSR1] {
-    signal(signalNumber, SIG_IGN)
+    setSignalHandler(signalNumber, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
     source.setEventHandler {
         if signalNumber == SIGUSR1 {

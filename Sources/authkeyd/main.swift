@@ -46,6 +46,12 @@ let group = ServiceGroup(
 do {
     try await group.run()
     exit(0)
+} catch ServiceGroupError.deadlineExceeded(let deadline, let unfinished) {
+    // Asked to stop, and stopping: what did not finish in time is
+    // abandoned with the process, as the service manager would do.
+    // Exit status 1 is kept for "cannot start" (authkeyd(8)).
+    logger.warning("stopped with \(unfinished.joined(separator: ", ")) unfinished after \(deadline)")
+    exit(0)
 } catch {
     logger.error("\(error)")
     exit(1)

@@ -12,10 +12,10 @@ import Testing
         let (daemon, client) = try await Self.connected()
         defer { withExtendedLifetime(daemon) {} }
         let created = try await client.createCredential(WebAuthnFixtures.createParams())
-        #expect(created.clientDataHash.bytes == SHA256.hash(try Self.clientDataJSON(of: created)))
+        #expect(created.clientDataHash?.bytes == SHA256.hash(try Self.clientDataJSON(of: created)))
         let id = try #require(created.credential["id"]?.stringValue)
         let asserted = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id]))
-        #expect(asserted.clientDataHash.bytes == SHA256.hash(try Self.clientDataJSON(of: asserted)))
+        #expect(asserted.clientDataHash?.bytes == SHA256.hash(try Self.clientDataJSON(of: asserted)))
     }
 
     @Test func aCallersOwnHashComesBackAsGiven() async throws {
@@ -26,7 +26,7 @@ import Testing
         params.challenge = nil
         params.clientDataHash = Base64URLBytes(hash)
         let result = try await client.createCredential(params)
-        #expect(result.clientDataHash.bytes == hash)
+        #expect(result.clientDataHash?.bytes == hash)
         #expect(result.credential["response"]?["clientDataJSON"] == nil, "no client data JSON when the caller built it")
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Register and authenticate through the broker in process with the UI
 /// handshake, on keys of their own (moved from EndToEndTests.HandshakeTests,

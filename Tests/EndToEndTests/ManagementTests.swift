@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import VirtualKey
 import SystemKit
+import VirtualKeyDevice
 
 /// Key management through the real daemon: a PIN set and changed, kept out
 /// of authkeyd's log, and management refused to another uid. (Reset, the

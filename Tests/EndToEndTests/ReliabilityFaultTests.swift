@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// A key that misbehaves (set with the virtual key's `fault=` setting, in
 /// the daemon or in an `authkeyd-virtkey` process): its request fails with

@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// getAssertion (and getNextAssertion, which libfido2 sends by itself)
 /// through libfido2, verified with `fido_assert_verify`.

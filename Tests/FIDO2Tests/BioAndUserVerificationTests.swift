@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Bio enrollment and built-in user verification with the simulated sensor.
 @Suite struct BioAndUserVerificationTests {

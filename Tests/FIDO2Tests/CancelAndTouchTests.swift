@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Waiting for the user: keepalives, cancel from another thread, and
 /// touch-to-select (`fido_dev_get_touch_begin`/`status`).

@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// authenticatorConfig through libfido2: always-UV and the minimum PIN length.
 @Suite struct ConfigTests {

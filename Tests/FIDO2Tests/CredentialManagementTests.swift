@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// credentialManagement through libfido2 (which sends the 0x41 preview command).
 @Suite struct CredentialManagementTests {

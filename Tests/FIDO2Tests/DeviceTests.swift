@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// The parts of the FIDO2 module that reach real hardware. These machines
 /// have no hidraw, so only their failure paths can run here; the VM tier

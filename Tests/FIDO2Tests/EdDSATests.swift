@@ -4,6 +4,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Ed25519 credentials on the virtual key, driven and checked through
 /// libfido2 (its `fido_cred_verify`, `fido_cred_verify_self` and

@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Credentials and assertions from the virtual key, checked by independent
 /// verifiers: Debian's `fido2-cred -V` and `fido2-assert -V`.

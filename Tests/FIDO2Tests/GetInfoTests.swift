@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// getInfo as libfido2 parses it: what a host learns about the virtual key.
 @Suite struct GetInfoTests {

@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// hmac-secret at getAssertion (CTAP 2.1 §12.5) through libfido2, with each
 /// PIN/UV auth protocol. libfido2 1.12 has no call to choose the protocol:

@@ -5,6 +5,7 @@ import SystemKit
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// Large blobs through libfido2's own client (`fido_dev_largeblob_*`): the
 /// largeBlobKey of a discoverable credential, blobs stored, read, replaced

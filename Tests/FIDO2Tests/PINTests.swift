@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// clientPIN through libfido2: set, change, retries and blocking (CTAP 2.1 §6.5).
 @Suite struct PINTests {

@@ -4,6 +4,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// makeCredential through libfido2, checked with libfido2's own verifiers.
 @Suite struct RegistrationTests {

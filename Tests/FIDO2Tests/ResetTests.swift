@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// authenticatorReset: only just after power-up, only with a touch.
 @Suite struct ResetTests {

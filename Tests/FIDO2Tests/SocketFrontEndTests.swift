@@ -84,6 +84,10 @@ import VirtualKey
         // A socket file nobody listens on is stale: replaced.
         let stale = try UnixSocket.listen(path: server.path, kind: .seqPacket)
         close(stale)
+        // A child another test is spawning at this instant holds a copy of
+        // every descriptor until its exec closes them: the socket listens
+        // until then. (Seen under load as "already serving".)
+        #expect(waitUntil(timeout: .seconds(5)) { !UnixSocket.isListening(path: server.path, kind: .seqPacket) })
         let replacement = try serve(try makeKey())
         defer { replacement.stop() }
         _ = try open(replacement).info()

@@ -4,6 +4,7 @@ import SystemKit
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// A virtual key with a state file keeps what it holds across restarts.
 @Suite struct StateFileTests {

@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// A U2F-only key (the virtual key's `ctap=u2f` personality) as libfido2
 /// drives it: its U2F path (REGISTER and AUTHENTICATE APDUs in

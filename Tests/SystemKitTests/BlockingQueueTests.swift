@@ -38,4 +38,13 @@ import Testing
         queue.push(2)
         #expect(queue.pop(timeoutMilliseconds: 0) == nil, "a closed queue takes nothing")
     }
+
+    @Test func closingAndTakingTheRestHandsBackEachQueuedElementAndRefusesLaterOnes() {
+        let queue = BlockingQueue<Int>()
+        for i in 1...3 { #expect(queue.push(i)) }
+        #expect(queue.pop(timeoutMilliseconds: 0) == 1)
+        #expect(queue.closeAndTakeRemaining() == [2, 3])
+        #expect(!queue.push(4), "a closed queue refuses, so its producer can answer for the element")
+        #expect(queue.pop(timeoutMilliseconds: 0) == nil)
+    }
 }

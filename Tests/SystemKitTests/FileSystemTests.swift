@@ -63,6 +63,9 @@ import Testing
         #expect(FileSystem.parent(of: "/run/authkeyd/sock") == "/run/authkeyd")
         #expect(FileSystem.parent(of: "/sock") == "/")
         #expect(FileSystem.parent(of: "sock") == "")
+        #expect(FileSystem.directory(containing: "sock") == ".")
+        #expect(FileSystem.directory(containing: "/sock") == "/")
+        #expect(FileSystem.directory(containing: "/run/authkeyd/sock") == "/run/authkeyd")
     }
 }
 

@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// The key's CTAPHID layer, driven by hand with input libfido2 would never
 /// send; after each, the key must still work for libfido2.

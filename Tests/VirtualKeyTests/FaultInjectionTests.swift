@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// The virtual key's injected faults, as libfido2 experiences them: each
 /// fails the request it hits within the timeout, and the key then serves

@@ -4,6 +4,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// hmac-secret inputs libfido2 never sends (it checks salt lengths itself),
 /// built by hand with PIN/UV auth protocol 1 (CTAP 2.1 §6.5.6: AES-256-CBC

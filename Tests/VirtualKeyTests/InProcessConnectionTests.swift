@@ -2,6 +2,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// The in-process front end's lifetime.
 @Suite struct InProcessConnectionTests {

@@ -3,6 +3,7 @@ import FIDO2
 import TestSupport
 import Testing
 import VirtualKey
+import VirtualKeyDevice
 
 /// The U2F personality (`ctap=u2f`) by hand: CTAPHID_MSG carrying ISO
 /// 7816-4 APDUs (FIDO U2F Raw Message Formats v1.2) in the short and

@@ -25,8 +25,7 @@ final class AttachedKeyWatcher: @unchecked Sendable {
     init(path: String, broker: Broker) throws(SystemError) {
         self.path = path
         self.broker = broker
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
-        inotify = try DirectoryWatch.open(directory, events: UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
+        inotify = try DirectoryWatch.open(FileSystem.directory(containing: path), events: UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB))
     }
 
     /// Starts watching; connects at once if the socket is already there.

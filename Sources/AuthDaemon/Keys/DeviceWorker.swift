@@ -21,7 +21,15 @@ final class DeviceWorker: Sendable {
             while let job = jobs.pop(timeoutMilliseconds: -1) {
                 switch job {
                 case .run(let body): body()
-                case .stop: return
+                case .stop:
+                    // What came after the stop still runs, and fails (the
+                    // key is closed); what comes later is refused at once
+                    // (`perform`). Either way every caller is answered: a
+                    // job left in the queue would leave its caller waiting
+                    // for good (LeakSanitizer found such callers of a
+                    // second shutdown).
+                    for case .run(let body) in jobs.closeAndTakeRemaining() { body() }
+                    return
                 }
             }
         }
@@ -36,7 +44,7 @@ final class DeviceWorker: Sendable {
     /// Runs `body` with the open key, after the jobs queued before it.
     func run<T: Sendable>(_ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
         try await perform { [self] () throws(FIDO2Error) -> T in
-            guard let open = device.withLock({ $0 }) else { throw FIDO2Error(code: -7, function: "key closed") }
+            guard let open = device.withLock({ $0 }) else { throw Self.stopped }
             do throws(FIDO2Error) {
                 return try body(open)
             } catch {
@@ -59,15 +67,20 @@ final class DeviceWorker: Sendable {
         try? open.reopen()
     }
 
+    /// What a call gets once the worker has stopped (as a closed key's
+    /// calls do): FIDO_ERR_INVALID_ARGUMENT, as libfido2 answers a closed device.
+    static let stopped = FIDO2Error(code: -7, function: "key closed")
+
     /// How long a key may take to open again after a broken transaction.
     static let resynchroniseTimeout: Duration = .seconds(2)
 
     private func perform<T: Sendable>(_ body: @escaping @Sendable () throws(FIDO2Error) -> T) async throws(FIDO2Error) -> T {
         let result: Result<T, FIDO2Error> = await withCheckedContinuation { continuation in
-            jobs.push(.run {
+            let queued = jobs.push(.run {
                 let outcome = Result { () throws(FIDO2Error) -> T in try body() }
                 continuation.resume(returning: outcome)
             })
+            if !queued { continuation.resume(returning: .failure(Self.stopped)) }
         }
         return try result.get()
     }

@@ -7,7 +7,7 @@ import SystemKit
 /// USB keys: the ones present when the daemon starts, then each one
 /// plugged in or pulled out, as a `HotplugSource` reports them (libudev's,
 /// `UdevHotplug`, unless a test scripts its own).
-final class USBKeyWatcher: @unchecked Sendable {
+final class USBKeyWatcher: Sendable {
     private let broker: Broker
     private let logger: Logger
     private let hotplug: any HotplugSource

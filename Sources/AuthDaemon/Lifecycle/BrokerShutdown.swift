@@ -24,7 +24,9 @@ extension Broker {
 
     /// Shutdown: every operation is cancelled and answered `shuttingDown`,
     /// every client is told, and the keys are closed.
+    /// Once: a second call (a test's broker stopped, then released) returns.
     func shutDown() async {
+        guard !isShuttingDown else { return }
         isShuttingDown = true
         let reason = RPCError(.shuttingDown, "authkeyd is shutting down")
         for session in sessions.values {

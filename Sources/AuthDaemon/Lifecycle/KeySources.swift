@@ -20,6 +20,9 @@ public actor KeySources: Service {
     /// Sources still being counted before `ready` opens.
     private var sourcesLeft = 0
     private var usbScanPending = false
+    /// Set once the sources stop following keys: a reload still under way
+    /// then starts no new watcher.
+    private var stopped = false
     /// Opens when the keys present at start are in service.
     public nonisolated let ready = Latch()
 
@@ -47,6 +50,7 @@ public actor KeySources: Service {
         }
         sourceCounted()
         await GracefulShutdown.wait()
+        stopped = true
         attached.values.forEach { $0.stop() }
         usb?.stop()
     }
@@ -54,6 +58,7 @@ public actor KeySources: Service {
     /// After a reload: the attached keys follow the new configuration
     /// (the virtual ones are the broker's, `reconcileVirtualKeys`).
     func reconfigure(_ fresh: DaemonConfiguration) {
+        guard !stopped else { return }
         reconcileAttachedKeys(with: fresh.attachPaths)
     }
 

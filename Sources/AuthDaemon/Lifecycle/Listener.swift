@@ -90,12 +90,23 @@ public actor Listener: Service {
         stop()
     }
 
-    /// Stops taking clients; those in the backlog are left to the socket's close.
+    /// Stops taking clients and closes the listening socket, so that a
+    /// client that connects from now on is refused at once rather than
+    /// left waiting in the backlog. (Under socket activation systemd keeps
+    /// its own copy, and the next connection starts the daemon again.)
     private func stop() {
         Systemd.notify("STOPPING=1", environment: environment)
         logger.notice("shutting down")
         stopped = true
-        source?.cancel()
+        let listening = fd
+        if let source {
+            // Dispatch may still be watching the descriptor until its
+            // cancel handler runs: only then may it close.
+            source.setCancelHandler { FileDescriptor.close(listening) }
+            source.cancel()
+        } else {
+            FileDescriptor.close(listening)
+        }
         source = nil
         if ownsSocketFile {
             do { try FileSystem.removeFile(socketPath) } catch { logger.warning("cannot remove the socket: \(error)") }

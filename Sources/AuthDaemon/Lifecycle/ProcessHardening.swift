@@ -10,6 +10,6 @@ public enum ProcessHardening {
         if !setProcessDumpable(false) {
             logger.error("cannot make the process undumpable (PR_SET_DUMPABLE): \(SystemError("prctl"))")
         }
-        signal(SIGPIPE, SIG_IGN)
+        setSignalHandler(SIGPIPE, SIG_IGN)
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import SystemKit
 import Glibc
 
 /// Signals as an async sequence: each delivery of one of `numbers` is an
@@ -27,7 +28,7 @@ private final class SignalSources: Sendable {
 
     init(numbers: [Int32], queue: DispatchQueue, deliver: @escaping @Sendable (Int32) -> Void) {
         sources = numbers.map { number in
-            let previous = signal(number, SIG_IGN)
+            let previous = setSignalHandler(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { deliver(number) }
             source.resume()
@@ -38,7 +39,7 @@ private final class SignalSources: Sendable {
     func cancel() {
         for entry in sources {
             entry.source.cancel()
-            signal(entry.number, entry.previous)
+            setSignalHandler(entry.number, entry.previous)
         }
     }
 }

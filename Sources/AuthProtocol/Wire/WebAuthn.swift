@@ -186,10 +186,12 @@ public struct CredentialResult: Codable, Sendable, Equatable {
     public var registration: Registration?
     /// The SHA-256 of the client data the key signed: what a CTAP-level
     /// verifier (fido2-tools) takes, so that a client needs no digest code
-    /// (and `authctl` no libcrypto) to hand the result on.
-    public var clientDataHash: Base64URLBytes
+    /// (and `authctl` no libcrypto) to hand the result on. Always sent;
+    /// optional so that a client newer than the daemon still reads the
+    /// rest of a result from a daemon that does not send it yet.
+    public var clientDataHash: Base64URLBytes?
 
-    public init(credential: JSONValue, registration: Registration?, clientDataHash: Base64URLBytes) {
+    public init(credential: JSONValue, registration: Registration?, clientDataHash: Base64URLBytes?) {
         self.credential = credential
         self.registration = registration
         self.clientDataHash = clientDataHash

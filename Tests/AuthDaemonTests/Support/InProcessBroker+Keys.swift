@@ -3,6 +3,7 @@ import AuthClient
 import AuthProtocol
 import FIDO2
 import VirtualKey
+import VirtualKeyDevice
 
 /// What the tests moved from EndToEndTests asked of the daemon process,
 /// asked of the broker in process instead.
