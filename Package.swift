@@ -35,7 +35,7 @@ let package = Package(
         // Pure Swift building blocks.
         .target(name: "CBOR"),
         .target(name: "SystemKit", dependencies: ["CSystem"]),
-        .target(name: "Crypto", dependencies: ["CCrypto"]),
+        .target(name: "Crypto", dependencies: ["CCrypto", "SystemKit"]),
 
         // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
         .target(name: "AuthProtocol"),
@@ -84,7 +84,7 @@ let package = Package(
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets", "VirtualKeyDevice"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),

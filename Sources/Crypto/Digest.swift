@@ -1,4 +1,5 @@
 internal import CCrypto
+import SystemKit
 
 /// SHA-256, the hash of every FIDO2 structure this project handles.
 public enum SHA256 {
@@ -77,7 +78,7 @@ public enum HKDFSHA256 {
             }
         }
         guard derived == 1 else {
-            secureZero(&output)
+            zeroSecret(&output)
             throw CryptoError("EVP_KDF_derive(HKDF)")
         }
         return output

@@ -18,8 +18,3 @@ public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         }
     }
 }
-
-/// Overwrites memory that held a secret, in a way the optimiser keeps.
-public func secureZero(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-}

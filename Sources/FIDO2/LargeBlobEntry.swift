@@ -1,6 +1,7 @@
 import CBOR
 internal import CFido2
 import Crypto
+import SystemKit
 
 /// One entry of the large-blob array as CTAP 2.1 §12.3 lays it out:
 /// `{1: ciphertext, 2: nonce, 3: origSize}`, the ciphertext being
@@ -21,7 +22,7 @@ struct LargeBlobEntry {
     static func seal(_ blob: [UInt8], key: [UInt8]) throws(FIDO2Error) -> CBOR {
         let nonce = secureRandomBytes(nonceLength)
         var plaintext = storedDeflate(blob)
-        defer { secureZero(&plaintext) }
+        defer { zeroSecret(&plaintext) }
         guard let ciphertext = try? AES256.gcmSeal(plaintext, key: key, nonce: nonce, authenticating: associatedData(blob.count))
         else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "largeBlob AES-256-GCM") }
         return .map([1: .bytes(ciphertext), 2: .bytes(nonce), 3: .unsigned(UInt64(blob.count))])
@@ -33,7 +34,7 @@ struct LargeBlobEntry {
             nonce.count == nonceLength, let size = map[3]?.unsignedValue, size <= UInt64(Int.max),
             var opened = try? AES256.gcmOpen(ciphertext, key: key, nonce: nonce, authenticating: associatedData(Int(size)))
         else { return false }
-        secureZero(&opened)
+        zeroSecret(&opened)
         return true
     }
 

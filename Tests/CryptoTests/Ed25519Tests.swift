@@ -1,4 +1,5 @@
 import Crypto
+import SystemKit
 import Foundation
 import TestSupport
 import Testing
@@ -42,7 +43,7 @@ import Testing
     @Test func theSeedRestoresTheSameKey() throws {
         let key = try Ed25519.PrivateKey()
         var seed = key.rawRepresentation
-        defer { secureZero(&seed) }
+        defer { zeroSecret(&seed) }
         let restored = try Ed25519.PrivateKey(rawRepresentation: seed)
         #expect(restored.publicKey == key.publicKey)
         #expect(key.publicKey.isValidSignature(try restored.signature(for: [1, 2, 3]), for: [1, 2, 3]))

@@ -54,7 +54,17 @@ public actor Broker {
         self.configuration = configuration
         self.logger = logger
         self.environment = environment
-        policy = AccessPolicy(allowUsers: configuration.allowUsers, allowAdmins: configuration.allowAdmins)
+        policy = Self.policy(for: configuration, logger: logger)
+    }
+
+    /// The policy `configuration` calls for; a name that resolves to no
+    /// user or group is left out, with a warning.
+    static func policy(for configuration: DaemonConfiguration, logger: Logger) -> AccessPolicy {
+        let policy = AccessPolicy(allowUsers: configuration.allowUsers, allowAdmins: configuration.allowAdmins)
+        for name in policy.unresolved {
+            logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
+        }
+        return policy
     }
 
     // MARK: - Clients

@@ -1,6 +1,7 @@
 import AuthProtocol
 import Crypto
 import Dispatch
+import SystemKit
 
 /// One connected client, as the broker sees it: who it is, what it may do,
 /// and the requests open in both directions.
@@ -42,7 +43,7 @@ final class Session: @unchecked Sendable {
     private static func send(_ message: RPCMessage, over connection: ClientConnection) {
         var line = message.line()
         connection.send(line)
-        secureZero(&line)
+        zeroSecret(&line)
     }
 
     func send(line: [UInt8]) {

@@ -8,10 +8,6 @@ public struct BrokerService: Service {
     /// (none, and an error in the log, when that directory cannot be made).
     public init(broker: Broker, configuration: DaemonConfiguration, environment: [String: String], logger: Logger) async {
         self.broker = broker
-        let policy = AccessPolicy(allowUsers: configuration.allowUsers, allowAdmins: configuration.allowAdmins)
-        for name in policy.unresolved {
-            logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
-        }
         let directory = configuration.resolvedStateDirectory(environment: environment) + "/registrations"
         let store = RegistrationStore(directory: directory, logger: logger, queue: broker.queue)
         do {

@@ -7,10 +7,7 @@ extension Broker {
     /// what comes next; connected clients keep the rights they were given.
     func reconfigure(_ fresh: DaemonConfiguration) {
         configuration = fresh
-        policy = AccessPolicy(allowUsers: fresh.allowUsers, allowAdmins: fresh.allowAdmins)
-        for name in policy.unresolved {
-            logger.warning("allow-users/allow-admins: no user or group \"\(name)\"; ignored")
-        }
+        policy = Self.policy(for: fresh, logger: logger)
     }
 
     /// The registration store, set at start-up before clients come.

@@ -2,6 +2,7 @@ import AuthProtocol
 import Crypto
 import FIDO2
 import Glibc
+import SystemKit
 
 extension Broker {
     /// `credentials.get`: WebAuthn authentication through the handshake —
@@ -65,7 +66,7 @@ extension Broker {
                 }
             }
             // The accounts not chosen carry hmac-secret outputs of their own.
-            defer { for index in statements.indices { secureZero(&statements[index].hmacSecret) } }
+            defer { for index in statements.indices { zeroSecret(&statements[index].hmacSecret) } }
             var statement = try await chooseCredential(from: statements, on: key, for: operation)
             sendStatus(.processing, request: id, key: key, to: session)
             let registration = store?.recordUse(

@@ -45,7 +45,7 @@ struct LargeBlobSupport: Sendable {
     /// `clientExtensionResults.largeBlob`.
     static func results(for credential: Credential) -> JSONValue {
         var key = credential.largeBlobKey
-        defer { secureZero(&key) }
+        defer { zeroSecret(&key) }
         return ["supported": .bool(key.count == 32)]
     }
 }
@@ -116,9 +116,9 @@ final class LargeBlobAccess: Sendable {
     /// the PIN the assertion was verified with (nil: the key's sensor).
     func run(on device: Device, statement: inout AssertionStatement, pin: PIN?) {
         var key = statement.largeBlobKey
-        secureZero(&statement.largeBlobKey)
+        zeroSecret(&statement.largeBlobKey)
         statement.largeBlobKey = []
-        defer { secureZero(&key) }
+        defer { zeroSecret(&key) }
         let result: JSONObject
         switch access {
         case .read:
@@ -128,7 +128,7 @@ final class LargeBlobAccess: Sendable {
                     break
                 }
                 result = ["blob": .string(Base64URL.encode(blob))]
-                secureZero(&blob)
+                zeroSecret(&blob)
             } catch {
                 logger.notice("largeBlob: the read from the key failed: \(error.name)")
                 result = [:]

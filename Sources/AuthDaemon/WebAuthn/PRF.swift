@@ -1,6 +1,7 @@
 import AuthProtocol
 import Crypto
 import FIDO2
+import SystemKit
 
 /// What a `credentials.get` asks of the key's hmac-secret, through one of
 /// its two faces: WebAuthn `prf` (inputs hashed into salts as WebAuthn
@@ -109,10 +110,10 @@ struct HMACSecretAttempt: Sendable {
     /// `clientExtensionResults` for the statement; its hmac-secret bytes
     /// are zeroed here, as is every copy made of them.
     func results(taking statement: inout AssertionStatement) -> JSONObject {
-        defer { secureZero(&statement.hmacSecret) }
+        defer { zeroSecret(&statement.hmacSecret) }
         guard let plan else { return [:] }
         var outputs: [[UInt8]] = []
-        defer { for index in outputs.indices { secureZero(&outputs[index]) } }
+        defer { for index in outputs.indices { zeroSecret(&outputs[index]) } }
         if let sent = request.hmacSalt, statement.hmacSecret.count == sent.count, answers(statement.credentialID) {
             outputs = stride(from: 0, to: sent.count, by: 32).map { Array(statement.hmacSecret[$0..<$0 + 32]) }
         }

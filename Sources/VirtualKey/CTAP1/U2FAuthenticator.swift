@@ -1,4 +1,5 @@
 import Crypto
+import SystemKit
 
 /// The layer behind CTAPHID_MSG: CTAP1/U2F request APDUs in, response
 /// APDUs (data and status word) out.
@@ -78,7 +79,7 @@ final class U2FAuthenticator: MessageCommandProcessor, Sendable {
             do {
                 let key = try P256.PrivateKey()
                 var scalar = key.rawRepresentation
-                defer { secureZero(&scalar) }
+                defer { zeroSecret(&scalar) }
                 let keyHandle = try SealedCredential(
                     privateKey: scalar, algorithm: .es256, protection: 1, isDiscoverable: false, hasHMACSecret: false,
                     credentialBlob: []

@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import SystemKit
 
 /// authenticatorClientPIN (CTAP 2.1 §6.5): PIN retries, key agreement,
 /// setting and changing the PIN, and issuing pinUvAuthTokens for a PIN or a
@@ -58,7 +59,7 @@ extension Authenticator {
         let shared = try sharedSecret(chosen, platformKey: platformKey)
         guard chosen.verify(newPINEncrypted, signature: authParameter, key: shared) else { throw .pinAuthInvalid }
         var newPIN = try decryptNewPIN(newPINEncrypted, shared: shared, protocol: chosen)
-        defer { secureZero(&newPIN) }
+        defer { zeroSecret(&newPIN) }
         try Self.validateNewPIN(newPIN, minimumLength: state.minPINLength)
         state.setPIN(newPIN)
         try persist()
@@ -78,7 +79,7 @@ extension Authenticator {
         }
         try verifyPINHash(pinHashEncrypted, shared: shared, protocol: chosen)
         var newPIN = try decryptNewPIN(newPINEncrypted, shared: shared, protocol: chosen)
-        defer { secureZero(&newPIN) }
+        defer { zeroSecret(&newPIN) }
         try Self.validateNewPIN(newPIN, minimumLength: state.minPINLength)
         if state.forcePINChange, constantTimeEquals(KeyState.pinHash(newPIN), state.pinHash ?? []) {
             throw .pinPolicyViolation
@@ -192,7 +193,7 @@ extension Authenticator {
     /// newPinEnc holds the PIN padded with zeros to 64 bytes.
     private func decryptNewPIN(_ encrypted: [UInt8], shared: [UInt8], protocol chosen: PINUVAuthProtocol) throws(CTAP2Status) -> [UInt8] {
         guard var padded = try? chosen.decrypt(encrypted, sharedSecret: shared) else { throw .pinAuthInvalid }
-        defer { secureZero(&padded) }
+        defer { zeroSecret(&padded) }
         guard padded.count == 64 else { throw .invalidParameter }
         var end = padded.count
         while end > 0 && padded[end - 1] == 0 { end -= 1 }

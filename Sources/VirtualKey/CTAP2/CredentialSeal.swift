@@ -1,4 +1,5 @@
 import Crypto
+import SystemKit
 
 /// What a credential id carries. The key keeps no table of its
 /// non-discoverable credentials: their private key travels inside the id,
@@ -25,7 +26,7 @@ struct SealedCredential: Equatable {
         let nonce = secureRandomBytes(AES256.gcmNonceByteCount)
         let flags: UInt8 = (isDiscoverable ? 0x01 : 0) | (hasHMACSecret ? 0x02 : 0) | (algorithm == .edDSA ? 0x04 : 0)
         var plaintext = privateKey + [protection, flags, UInt8(credentialBlob.count)] + credentialBlob
-        defer { secureZero(&plaintext) }
+        defer { zeroSecret(&plaintext) }
         guard let sealed = try? AES256.gcmSeal(plaintext, key: masterKey, nonce: nonce, authenticating: rpIDHash) else {
             throw .other
         }
@@ -42,7 +43,7 @@ struct SealedCredential: Equatable {
         guard var plaintext = try? AES256.gcmOpen(sealed, key: masterKey, nonce: nonce, authenticating: rpIDHash) else {
             return nil
         }
-        defer { secureZero(&plaintext) }
+        defer { zeroSecret(&plaintext) }
         let keyEnd = P256.scalarByteCount
         let blobLength = Int(plaintext[keyEnd + 2])
         guard plaintext.count == keyEnd + 3 + blobLength else { return nil }

@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import SystemKit
 
 /// authenticatorMakeCredential (CTAP 2.1 §6.1). Step numbers in comments
 /// are the specification's.
@@ -85,7 +86,7 @@ extension Authenticator {
         if residentKey { try makeRoomForResidentCredential(rpID: rpID, userID: user.id) }
         let key = try CredentialKey.generate(algorithm)
         var scalar = key.rawRepresentation
-        defer { secureZero(&scalar) }
+        defer { zeroSecret(&scalar) }
         let credentialID = try SealedCredential(
             privateKey: scalar, algorithm: algorithm, protection: outputs.protection, isDiscoverable: residentKey,
             hasHMACSecret: outputs.hmacSecret, credentialBlob: outputs.credentialBlob

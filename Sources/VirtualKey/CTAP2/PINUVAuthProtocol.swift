@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import SystemKit
 
 /// PIN/UV auth protocols 1 and 2 (CTAP 2.1 §6.5.6, §6.5.7): how a platform
 /// and the key agree on a shared secret, encrypt PINs and salts with it, and
@@ -13,7 +14,7 @@ enum PINUVAuthProtocol: Int, Sendable, CaseIterable {
     /// from HKDF-SHA-256 with a zero salt.
     func sharedSecret(keyAgreement: P256.PrivateKey, platformKey: P256.PublicKey) throws(CTAP2Status) -> [UInt8] {
         guard var z = try? keyAgreement.sharedSecret(with: platformKey) else { throw .invalidParameter }
-        defer { secureZero(&z) }
+        defer { zeroSecret(&z) }
         switch self {
         case .one:
             return SHA256.hash(z)
@@ -26,8 +27,8 @@ enum PINUVAuthProtocol: Int, Sendable, CaseIterable {
                     inputKeyMaterial: z, salt: salt, info: Array("CTAP2 AES key".utf8), outputByteCount: 32)
             else { throw .other }
             defer {
-                secureZero(&hmacKey)
-                secureZero(&aesKey)
+                zeroSecret(&hmacKey)
+                zeroSecret(&aesKey)
             }
             return hmacKey + aesKey
         }

@@ -1,4 +1,5 @@
 import Crypto
+import SystemKit
 
 /// Permissions a pinUvAuthToken can carry (CTAP 2.1 §6.5.5.7).
 struct TokenPermissions: OptionSet {
@@ -32,7 +33,7 @@ struct PINUVAuthToken {
 
     /// `resetPinUvAuthToken`: new random bytes, every old token dead.
     mutating func reset() {
-        secureZero(&value)
+        zeroSecret(&value)
         self = PINUVAuthToken()
     }
 
