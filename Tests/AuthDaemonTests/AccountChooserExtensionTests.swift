@@ -13,7 +13,6 @@ import Testing
     @Test func theChosenAccountsBlobAndPRFResultsComeBack() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser Key,pin=1234"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let pins = [String](repeating: "1234", count: 20)
         client.setUI(ScriptedUI(pins: pins))

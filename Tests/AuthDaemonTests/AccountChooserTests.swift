@@ -24,7 +24,6 @@ import Testing
     func keyWithTwoAccounts(pin: String? = Self.pin) async throws -> (InProcessBroker, alice: Account, bob: Account) {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser key" + (pin.map { ",pin=\($0)" } ?? "")])
-        _ = try await daemon.waitForKeys(1)
         let alice = try await register("alice", on: daemon, pin: pin)
         let bob = try await register("bob", on: daemon, pin: pin)
         return (daemon, alice, bob)
@@ -185,7 +184,6 @@ import Testing
         let daemon = try await InProcessBroker([
             "--virtual-key", "name=Never,presence=never", "--virtual-key", "name=Touched,presence=after:200ms",
         ])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v1"), name: "Not asked")
         client.setUI(ui)
@@ -215,7 +213,6 @@ import Testing
     @Test func oneCredentialIsUsedWithoutAsking() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=Chooser key,pin=\(Self.pin)"])
-        _ = try await daemon.waitForKeys(1)
         let alice = try await register("alice", on: daemon, pin: Self.pin)
         let client = try daemon.client()
         let ui = AccountPicker(pins: [Self.pin]) { _ in
@@ -343,31 +340,16 @@ final class AccountPicker: AuthenticatorUI, @unchecked Sendable {
     func statusChanged(_ status: OperationStatus) { base.statusChanged(status) }
 }
 
-/// A delegate from before the chooser: it answers PINs (later, from
-/// another thread) and cancels the rest.
-final class PINDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
-    let pin: String
-    let prompts: [String]?
+/// The two delegates below answer the PIN (and one of them the account
+/// chooser); the key list, the transaction and the key's name they cancel
+/// or leave unanswered, with these.
+protocol CancelsTheOtherPrompts: AuthenticatorUIDelegate {}
 
-    init(pin: String, prompts: [String]?) {
-        self.pin = pin
-        self.prompts = prompts
-    }
-
-    var answeredPrompts: [String] { prompts ?? Prompt.all.map(Prompt.name(of:)) }
-
+extension CancelsTheOtherPrompts {
     func showAuthenticators(
         _ authenticators: [Authenticator], operation: OperationInfo,
         selectionHandler: @escaping @Sendable (AuthenticatorChoice) -> Void, cancelHandler: @escaping @Sendable () -> Void
     ) { cancelHandler() }
-
-    func enterPIN(
-        for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?,
-        pinHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void
-    ) {
-        let pin = pin
-        runLater(after: .milliseconds(10)) { pinHandler(pin) }
-    }
 
     func showTransactionDetails(
         _ transaction: Transaction, operation: OperationInfo, proceedHandler: @escaping @Sendable () -> Void,
@@ -380,9 +362,31 @@ final class PINDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
     ) { completionHandler(nil) }
 }
 
+/// A delegate from before the chooser: it answers PINs (later, from
+/// another thread) and cancels the rest.
+final class PINDelegate: CancelsTheOtherPrompts, @unchecked Sendable {
+    let pin: String
+    let prompts: [String]?
+
+    init(pin: String, prompts: [String]?) {
+        self.pin = pin
+        self.prompts = prompts
+    }
+
+    var answeredPrompts: [String] { prompts ?? Prompt.all.map(Prompt.name(of:)) }
+
+    func enterPIN(
+        for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?,
+        pinHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void
+    ) {
+        let pin = pin
+        runLater(after: .milliseconds(10)) { pinHandler(pin) }
+    }
+}
+
 /// A delegate with the chooser: it picks the oldest account, later, from
 /// another thread, and answers twice (only the first answer counts).
-final class ChoosingDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
+final class ChoosingDelegate: CancelsTheOtherPrompts, @unchecked Sendable {
     let pin: String
     private let lock = NSLock()
     private var names: [[String]] = []
@@ -404,23 +408,8 @@ final class ChoosingDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
         }
     }
 
-    func showAuthenticators(
-        _ authenticators: [Authenticator], operation: OperationInfo,
-        selectionHandler: @escaping @Sendable (AuthenticatorChoice) -> Void, cancelHandler: @escaping @Sendable () -> Void
-    ) { cancelHandler() }
-
     func enterPIN(
         for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?,
         pinHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void
     ) { pinHandler(pin) }
-
-    func showTransactionDetails(
-        _ transaction: Transaction, operation: OperationInfo, proceedHandler: @escaping @Sendable () -> Void,
-        cancelHandler: @escaping @Sendable () -> Void
-    ) { cancelHandler() }
-
-    func retrieveAuthenticatorDescription(
-        for authenticator: Authenticator, operation: OperationInfo, suggestion: String?,
-        completionHandler: @escaping @Sendable (String?) -> Void
-    ) { completionHandler(nil) }
 }

@@ -41,7 +41,6 @@ import Testing
     @Test func theRelyingPartysOrderChoosesTheAlgorithm() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=Both"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI())
 
@@ -99,7 +98,6 @@ import Testing
 
     @Test func aKeyWithoutTheOfferedAlgorithmsAnswersUnsupported() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Old Key,algorithms=es256"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI())
         do {
@@ -126,7 +124,6 @@ import Testing
     /// other without asking which; naming the first is `unsupported`.
     @Test func onlyKeysWithAnOfferedAlgorithmAreOffered() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=ES only,algorithms=es256", "--virtual-key", "name=Both"])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v1"))
         client.setUI(ui)

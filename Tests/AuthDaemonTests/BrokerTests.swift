@@ -11,7 +11,6 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct BrokerTests {
     @Test func infoCarriesTheFullGetInfo() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Info Key,pin=123456,capacity=7"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let details = try await client.authenticatorInfo("v1")
         #expect(details.authenticator.product == "Info Key")
@@ -51,7 +50,6 @@ import Testing
             "--virtual-key", "name=Never A,presence=never", "--virtual-key", "name=Touched,presence=after:200ms",
             "--virtual-key", "name=Never B,presence=never",
         ])
-        _ = try await daemon.waitForKeys(3)
         let client = try daemon.client()
         let statuses = StatusLog()
         let clock = ContinuousClock()
@@ -70,7 +68,6 @@ import Testing
 
     @Test func selectTimesOutAndCanBeCancelled() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "presence=never", "--virtual-key", "presence=never"])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         do {
             _ = try await client.selectByTouch(timeout: .milliseconds(300))
@@ -93,7 +90,6 @@ import Testing
 
     @Test func aClientThatDiesWhileTheKeyWaitsFreesItWithinASecond() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Stuck,presence=never"])
-        _ = try await daemon.waitForKeys(1)
         let dying = try daemon.rawClient()
         dying.request(1, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams()))
         #expect(dying.readMessage()?["params"]?["status"] == "waitingForTouch")

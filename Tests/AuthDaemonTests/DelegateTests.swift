@@ -66,7 +66,6 @@ final class RecordingDelegate: AuthenticatorUIDelegate, @unchecked Sendable {
 @Suite(.timeLimit(.minutes(2))) struct DelegateTests {
     @Test func aCompletionHandlerDelegateDrivesTheHandshake() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=One", "--virtual-key", "name=Two"])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         let delegate = RecordingDelegate(choose: "v2", name: "Delegate's key")
         client.setUI(DelegateAdapter(delegate))

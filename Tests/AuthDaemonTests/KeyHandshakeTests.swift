@@ -20,7 +20,6 @@ import VirtualKeyDevice
         let first = directory.file("first.state"), second = directory.file("second.state")
         let daemon = try await InProcessBroker(
             ["--virtual-key", "name=First,state=\(first)", "--virtual-key", "name=Second,state=\(second)"])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v2"), name: "My second key")
         client.setUI(ui)
@@ -31,7 +30,7 @@ import VirtualKeyDevice
         #expect(result.registration?.friendlyName == "My second key")
         #expect(result.registration?.authenticatorProduct == "Second")
         #expect(try await client.listAuthenticators().first { $0.id == "v2" }?.name == "My second key")
-        let credentialID = try #require(result.credential["rawId"]?.stringValue.flatMap(Base64URL.decode))
+        let credentialID = try #require(WebAuthnFixtures.credentialID(of: result.credential))
         await daemon.stop()
 
         // The key itself, not the daemon's word.
@@ -43,7 +42,6 @@ import VirtualKeyDevice
         let a = directory.file("a.state"), b = directory.file("b.state")
         let daemon = try await InProcessBroker(
             ["--virtual-key", "name=A,pin=1234,state=\(a)", "--virtual-key", "name=B,state=\(b)"])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
 
         // ui.selectAuthenticator → cancel.
@@ -93,7 +91,6 @@ import VirtualKeyDevice
     @Test func aMatchingFingerprintVerifiesWithoutAPIN() async throws {
         let state = try keyWithFingerprint(in: directory)
         let daemon = try await InProcessBroker(["--virtual-key", "name=Bio,state=\(state)"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let ui = ScriptedUI(pins: [])
         client.setUI(ui)
@@ -107,7 +104,6 @@ import VirtualKeyDevice
     @Test func aFingerprintThatFailsFallsBackToThePIN() async throws {
         let state = try keyWithFingerprint(in: directory)
         let daemon = try await InProcessBroker(["--virtual-key", "name=Bio,uv=nomatch,state=\(state)"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["1234"])
         client.setUI(ui)
@@ -120,7 +116,6 @@ import VirtualKeyDevice
     @Test func aConfirmedTransactionVerifiesWithARelyingPartyLibrary() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=RP key"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI(confirm: true))
         let challenge = randomHash()
@@ -165,7 +160,6 @@ import VirtualKeyDevice
         let daemon = try await InProcessBroker([
             "--virtual-key", "name=Slow one,presence=after:1500ms", "--virtual-key", "name=Quick two,presence=after:300ms",
         ])
-        _ = try await daemon.waitForKeys(2)
         let clock = ContinuousClock()
         let started = clock.now
         func register(on key: String, ui: ScriptedUI) async throws -> Duration {

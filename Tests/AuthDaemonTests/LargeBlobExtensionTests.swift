@@ -13,7 +13,7 @@ import Testing
         let daemon = try await InProcessBroker([
             "--virtual-key", "name=Plain Key,largeblobs=off", "--virtual-key", "name=Blob Key",
         ])
-        let keys = try await daemon.waitForKeys(2)
+        let keys = try await daemon.listKeys()
         let client = try daemon.client()
         // Only one key qualifies: no selectAuthenticator prompt is needed.
         let ui = ScriptedUI()
@@ -39,7 +39,6 @@ import Testing
         let directory = TemporaryDirectory(prefix: "authkeyd")
         let state = try KeyHandshakeTests().keyWithFingerprint(in: directory)
         let daemon = try await InProcessBroker(["--virtual-key", "name=Bio,state=\(state)"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let ui = ScriptedUI(pins: [])
         client.setUI(ui)
@@ -53,7 +52,6 @@ import Testing
 
     @Test func requiredFailsWhenNoKeyHasIt() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Plain Key,largeblobs=off"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI())
         var create = WebAuthnFixtures.createParams(residentKey: "required")

@@ -20,7 +20,6 @@ import Testing
     func daemon(_ spec: String = "", arguments: [String] = []) async throws -> (InProcessBroker, state: String) {
         let state = directory.file("key.state")
         let daemon = try await InProcessBroker(["--virtual-key", "name=K1,state=\(state)\(spec.isEmpty ? "" : ",")\(spec)"] + arguments)
-        _ = try await daemon.waitForKeys(1)
         return (daemon, state)
     }
 
@@ -29,7 +28,7 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
         let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
-        let credentialID = try #require(credential.credential["rawId"]?.stringValue.flatMap(Base64URL.decode))
+        let credentialID = try #require(WebAuthnFixtures.credentialID(of: credential.credential))
 
         await expectReason(.invalidParams) { try await client.reset("v1", confirm: "k1") }
         let statuses = Protected<[OperationStatus.Status]>([])
@@ -48,7 +47,7 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
         let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
-        let credentialID = try #require(credential.credential["rawId"]?.stringValue.flatMap(Base64URL.decode))
+        let credentialID = try #require(WebAuthnFixtures.credentialID(of: credential.credential))
         try await Task.sleep(for: .milliseconds(300))
 
         do {

@@ -35,7 +35,7 @@ import Testing
 
     @Test func anInProcessU2FKeyRegistersAndAuthenticatesAndIsListedAsU2F() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Old U2F Key,ctap=u2f,presence=after:200ms"])
-        let keys = try await daemon.waitForKeys(1)
+        let keys = try await daemon.listKeys()
         #expect(keys.first?.ctap == .u2f)
         #expect(keys.first.map { !$0.pin && !$0.uv && !$0.rk && !$0.credMgmt && !$0.bioEnroll } == true)
         let client = try daemon.client()
@@ -53,7 +53,6 @@ import Testing
 
     @Test func whatU2FCannotDoIsUnsupportedWithTheReasonBeforeAnyTouch() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=U2F,ctap=u2f"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let ui = ScriptedUI()
         client.setUI(ui)
@@ -82,7 +81,6 @@ import Testing
     @Test func extensionsAU2FKeyCannotProcessAreDroppedAsABrowserDrops() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let daemon = try await InProcessBroker(["--virtual-key", "name=U2F,ctap=u2f"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         client.setUI(ScriptedUI())
         let challenge = randomHash()
@@ -113,7 +111,6 @@ import Testing
 
     @Test func cancellingAWaitForATouchFreesTheKeyWithinAPoll() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=U2F,ctap=u2f,presence=never"])
-        _ = try await daemon.waitForKeys(1)
         let client = try daemon.client()
         let ui = ScriptedUI()
         client.setUI(ui)
@@ -140,7 +137,7 @@ extension U2FOnlyKeyTests {
     /// do, and both are offered for what it can.
     @Test func aU2FKeyBesideAFIDO2KeyIsOfferedOnlyForWhatItCanDo() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=FIDO2 Key", "--virtual-key", "name=U2F Key,ctap=u2f"])
-        let keys = try await daemon.waitForKeys(2)
+        let keys = try await daemon.listKeys()
         #expect(keys.map(\.ctap) == [.fido2, .u2f])
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v2"))
@@ -169,7 +166,6 @@ extension U2FOnlyKeyTests {
         let daemon = try await InProcessBroker([
             "--virtual-key", "name=FIDO2 Key,presence=after:300ms", "--virtual-key", "name=U2F Key,ctap=u2f,presence=after:2500ms",
         ])
-        _ = try await daemon.waitForKeys(2)
         let client = try daemon.client()
         client.setUI(ScriptedUI())
         #expect(try await client.selectByTouch(timeout: .seconds(10)).id == "v1")

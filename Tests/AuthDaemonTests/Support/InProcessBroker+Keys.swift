@@ -8,9 +8,10 @@ import VirtualKeyDevice
 /// What the tests moved from EndToEndTests asked of the daemon process,
 /// asked of the broker in process instead.
 extension InProcessBroker {
-    /// The keys the broker lists. `init` returns once every virtual key is
-    /// in service, so unlike a process's there is nothing to wait for.
-    func waitForKeys(_ count: Int) async throws -> [Authenticator] {
+    /// The keys the broker lists (`authenticators.list`). `init` returns
+    /// once every virtual key is in service: unlike a daemon process's,
+    /// there is nothing to wait for.
+    func listKeys() async throws -> [Authenticator] {
         let client = try client()
         defer { client.close() }
         return try await client.listAuthenticators()
