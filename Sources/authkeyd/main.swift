@@ -40,8 +40,15 @@ let brokerService = await BrokerService(broker: broker, configuration: configura
 let reload = ConfigurationReload(
     configuration: configuration, commandLine: CommandLine.arguments, environment: environment, logger: logger,
     broker: broker, keySources: keySources)
+// The signals the group follows are ignored for the rest of the process
+// first: the sequence puts back the dispositions it found when the group
+// stops following them, and a second SIGTERM between then and exit(0)
+// (a service manager's, an impatient user's) must not kill the daemon
+// with a signal status after a clean shutdown.
+let followedSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+for number in followedSignals { setSignalHandler(number, SIG_IGN) }
 let group = ServiceGroup(
-    services: [brokerService, keySources, listener], signals: signalSequence([SIGTERM, SIGINT, SIGHUP]),
+    services: [brokerService, keySources, listener], signals: signalSequence(followedSignals),
     onReload: reload.reload, shutdownDeadline: .milliseconds(4500), executor: broker.executor)
 do {
     try await group.run()

@@ -94,6 +94,23 @@ import Testing
         #expect(access(daemon.socketPath, F_OK) != 0, "the socket file is removed")
     }
 
+    /// A service manager or an impatient user may send SIGTERM again while
+    /// the daemon stops: it still ends cleanly, with status 0, not killed
+    /// by the signal (CI once saw status 15 from the second SIGTERM of
+    /// `DaemonProcess.stop()`).
+    @Test func sigtermsRepeatedWhileStoppingStillExitCleanly() async throws {
+        let daemon = try DaemonProcess(["--virtual-key", "presence=never"])
+        _ = try await daemon.waitForKeys(1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while daemon.process.isRunning, ContinuousClock.now < deadline {
+            daemon.signal(SIGTERM)
+            usleep(500)
+        }
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationReason == .exit)
+        #expect(daemon.process.terminationStatus == 0)
+    }
+
     @Test func sighupReloadsTheConfigFile() async throws {
         let directory = TemporaryDirectory(prefix: "authkeyd")
         let config = directory.file("authkeyd.conf")
