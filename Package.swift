@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "AuthClient", targets: ["AuthClient"]),
         .library(name: "FIDO2", targets: ["FIDO2"]),
         .library(name: "VirtualKey", targets: ["VirtualKey"]),
+        // OpenSSH's security-key provider (libauthkeyd-sk.so), loaded by
+        // ssh-sk-helper. Installed built with -static-stdlib, so that it
+        // needs only Debian's libraries.
+        .library(name: "authkeyd-sk", type: .dynamic, targets: ["authkeyd-sk"]),
     ],
     targets: [
         // Debian's C libraries.
@@ -28,6 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+
+        // OpenSSH's security-key middleware API (version 10), declared by
+        // the project from its documentation: the structs the provider fills.
+        .systemLibrary(name: "CSSHSecurityKeyAPI", path: "Sources/CSSHSecurityKeyAPI"),
 
         // Linux calls Swift cannot import as they are (variadic prctl).
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
@@ -64,6 +72,14 @@ let package = Package(
         // The client library: connection, correlation, notifications, prompts.
         .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
 
+        // OpenSSH's provider: what ssh asks, as the broker's requests, and
+        // the answers as OpenSSH wants them. No Foundation (it runs inside
+        // ssh-sk-helper, linked statically).
+        .target(name: "SSHSecurityKey"),
+        // The C entry points (sk_api_version, sk_enroll, sk_sign,
+        // sk_load_resident_keys) over SSHSecurityKey.
+        .target(name: "authkeyd-sk", dependencies: ["CSSHSecurityKeyAPI", "SSHSecurityKey"], path: "Sources/authkeyd-sk"),
+
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
@@ -96,6 +112,10 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
+        // The provider's conversions and its C entry points, called directly.
+        .testTarget(
+            name: "SSHSecurityKeyTests",
+            dependencies: ["SSHSecurityKey"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
