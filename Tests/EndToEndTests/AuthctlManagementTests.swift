@@ -32,12 +32,6 @@ import Testing
         return try result.json()
     }
 
-    func pinRetries(_ daemon: DaemonProcess) throws -> Int? {
-        let result = try authctl(daemon, ["pin", "retries", "v1", "--json"])
-        try #require(result.status == 0, "pin retries: \(result.standardError)")
-        return try result.json()["pinRetries"]?.integerValue.map(Int.init)
-    }
-
     @Test func setThePINFromAFileDescriptor() async throws {
         let daemon = try await started("name=K1")
         let none = try authctl(daemon, ["pin", "retries", "v1"])

@@ -23,3 +23,17 @@ extension CommandResult {
 public func authctl(_ daemon: DaemonProcess, _ arguments: [String], pinFD pins: String) throws -> CommandResult {
     try authctl(daemon, arguments + ["--pin-fd", "3"], pins: pins)
 }
+
+/// The PIN retries key v1 has left, as `authctl pin retries v1 --json`
+/// says (nil: no PIN set).
+public func pinRetries(_ daemon: DaemonProcess) throws -> Int? {
+    let result = try authctl(daemon, ["pin", "retries", "v1", "--json"])
+    guard result.status == 0 else { throw AuthctlFailure(result: result) }
+    return try result.json()["pinRetries"]?.integerValue.map(Int.init)
+}
+
+/// An authctl run that failed, with what it printed.
+public struct AuthctlFailure: Error, CustomStringConvertible {
+    public let result: CommandResult
+    public var description: String { "authctl exited \(result.status): \(result.standardError)" }
+}

@@ -21,9 +21,13 @@ public enum SpawnOutput {
 /// test's pipe or socket open, which would keep that test waiting for an
 /// end of file. (Foundation's `Process` closes them in its children too;
 /// a plain posix_spawn would not.) Signals the test process ignores are
-/// set back to their defaults.
+/// set back to their defaults. With `newSession` the program leads a
+/// session of its own instead (its process group too): it has no
+/// controlling terminal, so a program that would ask at /dev/tty (ssh,
+/// ssh-keygen) cannot, even when the tests run from a terminal.
 public func spawn(
-    _ path: String, _ arguments: [String], input: String = "/dev/null", output: SpawnOutput, environment: [String: String]? = nil
+    _ path: String, _ arguments: [String], input: String = "/dev/null", output: SpawnOutput, environment: [String: String]? = nil,
+    newSession: Bool = false
 ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -50,7 +54,10 @@ public func spawn(
     sigemptyset(&unmasked)
     posix_spawnattr_setsigmask(&attributes, &unmasked)
     posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    // setsid(2) makes the child its group's leader as well; setpgid after
+    // it would fail (EPERM), so it is one or the other.
+    let grouping = newSession ? posixSpawnSetSID : Int32(POSIX_SPAWN_SETPGROUP)
+    posix_spawnattr_setflags(&attributes, Int16(grouping | Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)))
 
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
@@ -95,35 +102,8 @@ public struct BoundedRun: CustomStringConvertible, Sendable {
 /// open can keep this waiting; the wait itself is a poll of waitpid with
 /// WNOHANG against a deadline.
 public func runWithin(
-    _ timeout: Duration, _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
+    _ timeout: Duration, _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil,
+    newSession: Bool = false
 ) throws -> BoundedRun {
-    let directory = TemporaryDirectory(prefix: "authkeyd-run")
-    let inputPath = directory.file("input"), outputPath = directory.file("output"), errorPath = directory.file("error")
-    try input.write(toFile: inputPath, atomically: false, encoding: .utf8)
-    let started = ContinuousClock.now
-    let pid = try spawn(
-        path, arguments, input: inputPath, output: .files(output: outputPath, error: errorPath), environment: environment)
-    var raw: Int32 = 0
-    var timedOut = false
-    while true {
-        let reaped = waitpid(pid, &raw, WNOHANG)
-        if reaped == pid { break }
-        if reaped == -1 && errno != EINTR {
-            Issue.record("waitpid \(pid): \(String(cString: strerror(errno)))")
-            break
-        }
-        if ContinuousClock.now - started > timeout {
-            timedOut = true
-            kill(-pid, SIGKILL)
-            // SIGKILL cannot be caught: the reap below comes at once.
-            _ = waitUntil(timeout: .seconds(10)) { waitpid(pid, &raw, WNOHANG) == pid }
-            break
-        }
-        usleep(5_000)
-    }
-    let elapsed = ContinuousClock.now - started
-    return BoundedRun(
-        command: ([path] + arguments).joined(separator: " "), status: raw & 0x7F == 0 && !timedOut ? (raw >> 8) & 0xFF : nil,
-        signal: raw & 0x7F != 0 ? raw & 0x7F : nil, timedOut: timedOut, elapsed: elapsed,
-        standardOutput: fileText(outputPath), standardError: fileText(errorPath))
+    try StartedProgram(path, arguments, input: input, environment: environment, newSession: newSession).finish(within: timeout)
 }

@@ -9,3 +9,8 @@ func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) ->
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return -1 }
     return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
 }
+
+/// `POSIX_SPAWN_SETSID` (glibc 2.26): the child calls setsid(2). A
+/// _GNU_SOURCE name too, so not in Swift's Glibc module; the value is
+/// glibc's, from <spawn.h>.
+let posixSpawnSetSID: Int32 = 0x80
