@@ -27,14 +27,15 @@ import Testing
 
     /// Starts `ssh-keygen -Y sign` of `message`, and waits until its
     /// provider has connected to `daemon` (one more client in its debug
-    /// log), and a moment more for the request to reach the key.
+    /// log), and a moment more for the request to reach the key (the
+    /// daemon logs no request; the order a test needs is checked after).
     func startSigning(_ message: String, as user: OpenSSHUser, on daemon: DaemonProcess) throws -> StartedProgram {
         func connections() -> Int { daemon.log.components(separatedBy: "connected: uid").count }
         let before = connections()
         let signing = try user.startSigning(message)
         let connected = waitUntil(timeout: .seconds(10)) { connections() > before || !signing.isRunning }
         try #require(connected && signing.isRunning, "the provider never reached authkeyd: \(signing.standardError)\n\(daemon.log)")
-        blockingSleep(.milliseconds(300))
+        blockingSleep(.milliseconds(500))
         return signing
     }
 
@@ -83,7 +84,7 @@ import Testing
         let credential = try #require(try registered.json()["credential"]?["id"]?.stringValue)
         enrolling.stop()
 
-        let daemon = try await key.daemon("presence=after:1500ms")
+        let daemon = try await key.daemon("presence=after:2s")
         user.socketPath = daemon.socketPath
         let message = "signed while authctl waits\n"
         let signing = try startSigning(message, as: user, on: daemon)
@@ -100,8 +101,10 @@ import Testing
         #expect(signed.succeeded, "ssh-keygen -Y sign: \(signed)\n\(daemon.log)")
         #expect(asserted.succeeded, "authctl assert: \(asserted)\n\(daemon.log)")
         #expect(asserted.standardOutput.contains(credential), "\(asserted.standardOutput)")
-        // The assert had its own touch to wait for, after the sign's.
-        #expect(ContinuousClock.now - signedAt > .milliseconds(800), "authctl finished with the sign: it did not queue")
+        // The daemon told authctl it queued (authctl's cue for `queued`), and
+        // the assert had its own touch to wait for, after the sign's.
+        #expect(asserted.standardError.contains("Waiting for the key (another program is using it)"), "\(asserted.standardError)")
+        #expect(ContinuousClock.now - signedAt > .seconds(1), "authctl finished with the sign: it did not queue")
 
         let verified = try user.verify(message, signature: try #require(user.signature()), publicKey: publicKey)
         #expect(verified.succeeded, "ssh-keygen -Y verify: \(verified)")

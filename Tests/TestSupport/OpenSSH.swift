@@ -52,12 +52,17 @@ public struct OpenSSHUser: Sendable {
         chmod(askpass, 0o700)
     }
 
-    /// The environment every program gets: nothing of the test's.
+    /// The environment every program gets: nothing of the test's but a
+    /// sanitizer's or coverage's settings, which the provider, built with
+    /// them, reads inside ssh-sk-helper.
     public func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        [
+        let instrumentation = ProcessInfo.processInfo.environment.filter {
+            $0.key.hasSuffix("SAN_OPTIONS") || $0.key == "LLVM_PROFILE_FILE"
+        }
+        return instrumentation.merging([
             "PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": home.path, "USER": "root", "LOGNAME": "root",
             "AUTHKEYD_SOCKET": socketPath, "SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force",
-        ].merging(extra) { $1 }
+        ]) { $1 }.merging(extra) { $1 }
     }
 
     /// `env -i -C DIRECTORY NAME=VALUE... PROGRAM ARGUMENTS`: the program
