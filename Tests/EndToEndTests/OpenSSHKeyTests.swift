@@ -53,6 +53,16 @@ import Testing
         #expect(wrongKey.status == 255, "\(wrongKey)")
     }
 
+    /// `-O no-touch-required`: ssh-keygen signs without asking for
+    /// presence (the key is asked with up=false), and the signed flags
+    /// say there was none.
+    @Test(arguments: ["ecdsa-sk", "ed25519-sk"]) func noTouchRequiredSignsWithoutPresence(type: String) async throws {
+        let (daemon, user) = try await started()
+        let publicKey = try user.enroll(type, options: ["no-touch-required"])
+        let flags = try signAndVerify(user, "no touch\n", publicKey: publicKey, daemon: daemon)
+        #expect(flags == 0x00, "flags \(String(describing: flags))")
+    }
+
     /// `-K` needs credential management, which needs the PIN: the key has
     /// one, and askpass gives it. Two resident keys, one with a user name,
     /// recovered as OpenSSH names them; each recovered file signs what the

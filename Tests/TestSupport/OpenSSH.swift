@@ -110,6 +110,9 @@ extension OpenSSHUser {
     /// background: `signature(of:)` reads what it wrote.
     public func startSigning(_ message: String, key: String = "id", messageFile: String = "message") throws -> StartedProgram {
         try message.write(toFile: file(messageFile), atomically: true, encoding: .utf8)
+        // ssh-keygen would ask before it overwrote an earlier signature,
+        // and without an answer keep it and still succeed.
+        unlink(file("\(messageFile).sig"))
         return try start(
             "ssh-keygen", ["-Y", "sign", "-f", file(key), "-n", "file", file(messageFile)],
             environment: ["SSH_SK_PROVIDER": provider])
