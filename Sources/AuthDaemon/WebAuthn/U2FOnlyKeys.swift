@@ -9,7 +9,8 @@ import FIDO2
 /// - refused early, with `unsupported` and the reason: a discoverable
 ///   credential required (`residentKey: "required"`), user verification
 ///   required, a `credentials.get` without `allowCredentials` (that would
-///   need a discoverable credential), credProtect enforced above
+///   need a discoverable credential) or with `userPresence: false` (U2F
+///   always asks for a touch), credProtect enforced above
 ///   `userVerificationOptional`, and every key-management method (no PIN,
 ///   no stored credentials, no fingerprints, no settings, no reset);
 /// - dropped silently, as a browser drops an extension the key cannot
@@ -37,7 +38,14 @@ enum U2FOnlyKey {
     }
 
     /// Why `credentials.get` cannot be served by this key, if it cannot.
-    static func refusal(allowList: [[UInt8]], verification: VerificationPreference) -> RPCError? {
+    /// A U2F key signs only after a touch (U2F's AUTHENTICATE with
+    /// "enforce-user-presence", the one libfido2's U2F path sends), so a
+    /// request for a signature without one (`userPresence: false`) is
+    /// refused rather than answered with a touch the caller did not ask for.
+    static func refusal(allowList: [[UInt8]], verification: VerificationPreference, presence: Bool) -> RPCError? {
+        if !presence {
+            return RPCError(.unsupported, "authenticating: userPresence false: \(speaksOnlyU2F), which signs only after a touch; use a FIDO2 key, or ask for the touch")
+        }
         if allowList.isEmpty {
             return RPCError(.unsupported, "authenticating: no allowCredentials, so the key would have to find a discoverable credential, and \(speaksOnlyU2F), which keeps none; pass the credential ids in allowCredentials")
         }
