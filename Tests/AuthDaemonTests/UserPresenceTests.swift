@@ -29,9 +29,9 @@ import Testing
         let publicKey = try #require(CredentialKeys.attestedPublicKey(of: created))
         client.close()
         await first.stop()
-        let second = try await InProcessBroker([
-            "--virtual-key", "name=K,state=\(state),presence=never\(prefix)", "--request-timeout", "1500ms",
-        ])
+        // The key gives up waiting for the touch itself (USER_ACTION_TIMEOUT),
+        // long before the request's own timeout.
+        let second = try await InProcessBroker(["--virtual-key", "name=K,state=\(state),presence=never,presence-timeout=300ms\(prefix)"])
         return (second, id, publicKey)
     }
 

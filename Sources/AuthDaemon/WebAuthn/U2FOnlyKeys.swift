@@ -38,10 +38,12 @@ enum U2FOnlyKey {
     }
 
     /// Why `credentials.get` cannot be served by this key, if it cannot.
-    /// A U2F key signs only after a touch (U2F's AUTHENTICATE with
-    /// "enforce-user-presence", the one libfido2's U2F path sends), so a
-    /// request for a signature without one (`userPresence: false`) is
-    /// refused rather than answered with a touch the caller did not ask for.
+    /// A U2F key signs only after a touch: libfido2's U2F path signs with
+    /// AUTHENTICATE "enforce-user-presence", and asked for up=false it only
+    /// checks the handle ("check-only") and answers
+    /// FIDO_ERR_USER_PRESENCE_REQUIRED. So a request for a signature
+    /// without a touch (`userPresence: false`) is refused at once, with
+    /// the reason, instead of ending in that device error.
     static func refusal(allowList: [[UInt8]], verification: VerificationPreference, presence: Bool) -> RPCError? {
         if !presence {
             return RPCError(.unsupported, "authenticating: userPresence false: \(speaksOnlyU2F), which signs only after a touch; use a FIDO2 key, or ask for the touch")
