@@ -32,8 +32,10 @@ extension Broker {
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
         if !presence && secretPlan != nil {
-            // CTAP 2.1 §12.5: a key answers hmac-secret only with a touch.
-            throw RPCError(.unsupported, "authenticating: userPresence false: a key derives hmac-secret (prf, hmacGetSecret) only with a touch; ask for one of the two")
+            // Refused here, with the reason: the virtual key refuses
+            // hmac-secret with up=false (CTAP2_ERR_UNSUPPORTED_OPTION), which
+            // would reach the caller as a bare device error.
+            throw RPCError(.unsupported, "authenticating: userPresence false: the daemon asks a key for hmac-secret (prf, hmacGetSecret) only with a touch; ask for one of the two")
         }
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
