@@ -7,14 +7,20 @@ import Testing
 /// through `ssh-agent -P` and `ssh-add -S`. sshd is the judge: it checks
 /// the signature against authorized_keys, and the touch flag in it.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct OpenSSHLoginTests {
-    /// The daemon with one virtual key, a user with an ed25519-sk key in
-    /// HOME/id enrolled on it, and sshd accepting that key for root.
-    func started() async throws -> (DaemonProcess, OpenSSHUser, publicKey: String, SSHServer) {
-        let daemon = try DaemonProcess(["--virtual-key", "name=K1"])
+    /// The daemon with one virtual key made from `spec`, a user with an
+    /// ed25519-sk key in HOME/id enrolled on it (with `options`; askpass
+    /// answers `pin`), and sshd accepting that key for root, with
+    /// `keyOptions` in front of it in authorized_keys.
+    func started(_ spec: String = "name=K1", pin: String = "", options: [String] = [], keyOptions: String = "") async throws
+        -> (DaemonProcess, OpenSSHUser, publicKey: String, SSHServer)
+    {
+        let daemon = try DaemonProcess(["--virtual-key", spec])
         _ = try await daemon.waitForKeys(1)
         let user = try OpenSSHUser(socketPath: daemon.socketPath)
-        let publicKey = try user.enroll("ed25519-sk")
-        return (daemon, user, publicKey, try SSHServer(authorizedKeys: publicKey))
+        try user.answerPINPrompts(with: pin)
+        let publicKey = try user.enroll("ed25519-sk", options: options)
+        let authorized = keyOptions.isEmpty ? publicKey : "\(keyOptions) \(publicKey)"
+        return (daemon, user, publicKey, try SSHServer(authorizedKeys: authorized))
     }
 
     /// What the remote command prints: a word no other run could print.
@@ -29,6 +35,23 @@ import Testing
         #expect(login.standardOutput == "\(nonce)\n")
         #expect(server.log.contains("Accepted publickey for root"), "\(server.log)")
         #expect(server.log.contains("ED25519-SK"), "the key sshd accepted is the security key: \(server.log)")
+    }
+
+    /// A `-O verify-required` key, and sshd told so (`verify-required` in
+    /// authorized_keys: it refuses a signature without user verification).
+    /// ssh tries without a PIN, the provider answers that one is needed, and
+    /// ssh asks it (through askpass) and signs again.
+    @Test func sshAsksThePINOfAVerifyRequiredKey() async throws {
+        let pin = "Kq7x-pin"
+        let (daemon, user, _, server) = try await started(
+            "name=K1,pin=\(pin)", pin: pin, options: ["verify-required"], keyOptions: "verify-required")
+        let nonce = Self.nonce()
+        let login = try user.ssh(
+            to: server, identityFile: user.file("id"), options: ["SecurityKeyProvider=\(user.provider)"], command: "echo \(nonce)")
+        #expect(login.succeeded, "ssh: \(login)\nsshd's log:\n\(server.log)\nauthkeyd's log:\n\(daemon.log)")
+        #expect(login.standardOutput == "\(nonce)\n")
+        #expect(user.askpassPrompts.contains { $0.contains("Enter PIN for ED25519-SK key") }, "\(user.askpassPrompts)")
+        #expect(!daemon.log.contains(pin) && !server.log.contains(pin), "a PIN in a log")
     }
 
     /// The agent holds the key and runs the provider: ssh has only the
