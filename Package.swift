@@ -70,15 +70,21 @@ let package = Package(
             dependencies: ["AuthProtocol", "FIDO2", "VirtualKey", "SystemKit", "Hotplug", "CBOR", "Crypto"]),
 
         // The client library: connection, correlation, notifications, prompts.
-        .target(name: "AuthClient", dependencies: ["AuthProtocol", "SystemKit"]),
+        .target(name: "AuthClient", dependencies: ["AuthProtocol", "CBOR", "SystemKit"]),
 
         // OpenSSH's provider: what ssh asks, as the broker's requests, and
         // the answers as OpenSSH wants them. No Foundation (it runs inside
         // ssh-sk-helper, linked statically).
-        .target(name: "SSHSecurityKey"),
+        .target(name: "SSHSecurityKey", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "Crypto", "SystemKit"]),
         // The C entry points (sk_api_version, sk_enroll, sk_sign,
         // sk_load_resident_keys) over SSHSecurityKey.
-        .target(name: "authkeyd-sk", dependencies: ["CSSHSecurityKeyAPI", "SSHSecurityKey"], path: "Sources/authkeyd-sk"),
+        // Linked `-z nodelete`: ssh-sk-helper dlcloses the provider after
+        // each call, while threads of the Swift runtime and the client's
+        // reader may still run its code; unmapping it under them crashes
+        // the helper.
+        .target(
+            name: "authkeyd-sk", dependencies: ["CSSHSecurityKeyAPI", "SSHSecurityKey", "SystemKit"], path: "Sources/authkeyd-sk",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),

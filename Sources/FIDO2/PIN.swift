@@ -7,10 +7,10 @@ import SystemKit
 /// of the PIN goes away, and the value never prints: `description` and
 /// `debugDescription` are redacted so a PIN cannot reach a log by accident.
 public struct PIN: Sendable, CustomStringConvertible, CustomDebugStringConvertible, ExpressibleByStringLiteral {
-    private let storage: SecretStorage
+    private let storage: SecretBytes
 
     public init(_ text: String) {
-        storage = SecretStorage(Array(text.utf8))
+        storage = SecretBytes(Array(text.utf8))
     }
 
     public init(stringLiteral value: String) {
@@ -37,35 +37,6 @@ public struct PIN: Sendable, CustomStringConvertible, CustomDebugStringConvertib
     /// Lends the PIN as a NUL-terminated C string for the duration of `body`.
     func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
         try storage.withCString(body)
-    }
-}
-
-/// A buffer that zeroes itself on release.
-final class SecretStorage: @unchecked Sendable {
-    // Immutable after init; only deinit writes, when no one else can read.
-    private let buffer: UnsafeMutableBufferPointer<UInt8>
-    let count: Int
-
-    init(_ bytes: [UInt8]) {
-        count = bytes.count
-        buffer = .allocate(capacity: bytes.count + 1)
-        _ = buffer.initialize(from: bytes)
-        buffer[bytes.count] = 0
-    }
-
-    deinit {
-        zeroSecret(UnsafeMutableRawBufferPointer(buffer))
-        buffer.deallocate()
-    }
-
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
-    }
-
-    func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
-        try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { (p) throws(E) -> R in
-            try body(UnsafePointer(p))
-        }
     }
 }
 

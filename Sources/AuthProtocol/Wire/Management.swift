@@ -71,6 +71,10 @@ public struct StoredCredentials: Codable, Sendable, Equatable {
         /// 1 userVerificationOptional, 2 …OptionalWithCredentialIDList, 3 userVerificationRequired.
         public var credProtect: Int?
         public var registration: Registration?
+        /// The credential's public key, a COSE_Key (CBOR), as the key keeps it.
+        public var publicKey: Base64URLBytes?
+        /// Its COSE algorithm: -7 ES256, -8 EdDSA, -257 RS256.
+        public var publicKeyAlgorithm: Int?
         public init(credentialId: String, user: User, credProtect: Int?, registration: Registration?) {
             self.credentialId = credentialId
             self.user = user

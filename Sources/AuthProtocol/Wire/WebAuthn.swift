@@ -122,6 +122,10 @@ public struct GetParams: Codable, Sendable, Equatable {
     /// Details the user confirms before the key is touched; written into
     /// clientDataJSON so the signature commits to them.
     public var transaction: Transaction?
+    /// False: the key is asked not to wait for a touch (CTAP `up` false),
+    /// and the authenticator data says so (flag UP clear). OpenSSH signs so
+    /// with keys made `-O no-touch-required`. Absent means true.
+    public var userPresence: Bool?
 
     public init(challenge: Base64URLBytes?, rpId: String?) {
         self.challenge = challenge

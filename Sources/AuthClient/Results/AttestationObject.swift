@@ -2,19 +2,19 @@ import CBOR
 
 /// A WebAuthn attestation object (WebAuthn §6.5): the CBOR map
 /// `{fmt, attStmt, authData}` a registration returns.
-struct AttestationObject {
+public struct AttestationObject: Sendable {
     /// The attestation statement format: `packed`, `none`, …
-    var format: String
+    public var format: String
     /// The raw authenticator data.
-    var authenticatorData: [UInt8]
+    public var authenticatorData: [UInt8]
     /// The attestation signature (`attStmt.sig`); none for format `none`.
-    var signature: [UInt8]
+    public var signature: [UInt8]
     /// The attestation certificate (`attStmt.x5c[0]`), where there is one;
     /// self attestation has none.
-    var certificate: [UInt8]?
+    public var certificate: [UInt8]?
 
     /// nil when the bytes are not an attestation object.
-    init?(_ bytes: [UInt8]) {
+    public init?(_ bytes: [UInt8]) {
         guard let map = (try? CBOR.decode(bytes))?.mapValue,
               let format = map["fmt"]?.textValue,
               let authenticatorData = map["authData"]?.bytesValue,

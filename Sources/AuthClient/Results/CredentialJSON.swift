@@ -1,25 +1,26 @@
-import AuthClient
 import AuthProtocol
 
 /// The members of a WebAuthn `PublicKeyCredential` JSON (Level 3
-/// `toJSON()`) that authctl reads back: for its summaries and fido2-tools.
-struct CredentialJSON: Decodable {
-    struct Response: Decodable {
-        var clientDataJSON: Base64URLBytes
+/// `toJSON()`) a client reads back: authctl for its summaries and
+/// fido2-tools, the OpenSSH provider for what ssh stores.
+public struct CredentialJSON: Decodable, Sendable {
+    public struct Response: Decodable, Sendable {
+        /// Absent when the request gave a `clientDataHash` instead of a challenge.
+        public var clientDataJSON: Base64URLBytes?
         /// Registrations.
-        var attestationObject: Base64URLBytes?
+        public var attestationObject: Base64URLBytes?
         /// Authentications.
-        var authenticatorData: Base64URLBytes?
-        var signature: Base64URLBytes?
-        var userHandle: Base64URLBytes?
+        public var authenticatorData: Base64URLBytes?
+        public var signature: Base64URLBytes?
+        public var userHandle: Base64URLBytes?
     }
 
-    var id: String
-    var rawId: Base64URLBytes
-    var response: Response
+    public var id: String
+    public var rawId: Base64URLBytes
+    public var response: Response
 
     /// The credential of a `credentials.create` / `credentials.get` result.
-    init(_ json: JSONValue) throws(AuthClientError) {
+    public init(_ json: JSONValue) throws(AuthClientError) {
         do {
             self = try JSONValueDecoder().decode(Self.self, from: json)
         } catch {
@@ -28,7 +29,7 @@ struct CredentialJSON: Decodable {
     }
 
     /// The registration's attestation object, decoded.
-    func attestationObject() throws(AuthClientError) -> AttestationObject {
+    public func attestationObject() throws(AuthClientError) -> AttestationObject {
         guard let bytes = response.attestationObject?.bytes, let object = AttestationObject(bytes) else {
             throw .protocolViolation("the result carries no readable attestationObject")
         }
@@ -36,7 +37,7 @@ struct CredentialJSON: Decodable {
     }
 
     /// The authentication's authenticator data and signature.
-    func assertion() throws(AuthClientError) -> (authenticatorData: [UInt8], signature: [UInt8]) {
+    public func assertion() throws(AuthClientError) -> (authenticatorData: [UInt8], signature: [UInt8]) {
         guard let data = response.authenticatorData?.bytes, let signature = response.signature?.bytes else {
             throw .protocolViolation("the result carries no authenticatorData and signature")
         }
@@ -46,7 +47,7 @@ struct CredentialJSON: Decodable {
 
 extension CredentialResult {
     /// A `credentials.create` / `credentials.get` result as the daemon sent it.
-    init(_ json: JSONValue) throws(AuthClientError) {
+    public init(_ json: JSONValue) throws(AuthClientError) {
         do {
             self = try JSONValueDecoder().decode(Self.self, from: json)
         } catch {
