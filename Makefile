@@ -119,12 +119,12 @@ INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
 # symbols hidden, --exclude-libs ALL). It has a scratch path of its own,
 # since -Xswiftc flags change every module's build and would have the
 # programs' modules rebuilt at each install. It exports only the four
-# functions ssh-sk-helper looks up (sk-api.map), is never unloaded (a Swift
-# runtime's thread-local destructors must outlive ssh-sk-helper's dlclose),
-# and looks for no library beside itself (no $ORIGIN run path).
+# functions ssh-sk-helper looks up (sk-api.map: none of the runtime's or
+# its own Swift symbols for the host to bind to), and looks for no library
+# beside itself (no $ORIGIN run path). (Package.swift links it -z nodelete.)
 PROVIDER_SCRATCH_PATH ?= $(SCRATCH_PATH)/provider
 PROVIDER_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath \
-	-Xlinker --version-script=$(CURDIR)/Sources/CSSHSecurityKeyAPI/sk-api.map -Xlinker -z -Xlinker nodelete
+	-Xlinker --version-script=$(CURDIR)/Sources/CSSHSecurityKeyAPI/sk-api.map
 INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
 	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
 	UDEVRULESDIR="$(UDEVRULESDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
