@@ -116,12 +116,12 @@ let package = Package(
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
+            dependencies: ["CSSHSecurityKeyAPI", "AuthClient", "AuthProtocol", "Crypto", "FIDO2", "VirtualKey", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         // Replays Fuzz/corpus and Fuzz/crashes (found from #filePath) through the fuzz targets.
         // The provider's conversions and its C entry points, called directly.
         .testTarget(
             name: "SSHSecurityKeyTests",
-            dependencies: ["SSHSecurityKey"]),
+            dependencies: ["SSHSecurityKey", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
