@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         .testTarget(
             name: "AuthDaemonTests",
-            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",

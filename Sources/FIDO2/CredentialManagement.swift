@@ -13,8 +13,13 @@ public struct StoredCredential: Codable, Hashable, Sendable {
     public var credentialID: [UInt8]
     public var user: UserEntity
     public var protection: CredentialProtection?
-    /// x‖y of the credential's ES256 key, when the key reported one.
+    /// The credential's public key in libfido2's form for `algorithm`:
+    /// x‖y for ES256, the 32-byte point for EdDSA, the modulus then a
+    /// 3-byte exponent for RS256 (`fido_cred_pubkey_ptr`).
     public var publicKey: [UInt8]
+    /// The COSE algorithm of that key (`fido_cred_type`, which libfido2
+    /// sets from the listed key), nil when it is not one libfido2 knows.
+    public var algorithm: COSEAlgorithm?
     public var largeBlobKey: [UInt8]
 }
 
@@ -92,6 +97,7 @@ extension Device {
                         displayName: fido_cred_display_name(handle).map { String(cString: $0) }),
                     protection: CredentialProtection(rawValue: fido_cred_prot(handle)),
                     publicKey: bytes(fido_cred_pubkey_ptr(handle), fido_cred_pubkey_len(handle)),
+                    algorithm: COSEAlgorithm(rawValue: fido_cred_type(handle)),
                     largeBlobKey: bytes(fido_cred_largeblob_key_ptr(handle), fido_cred_largeblob_key_len(handle)))
             }
         }

@@ -71,6 +71,10 @@ import Testing
         await expectUnsupported(naming: "userVerification") {
             try await client.getCredential(WebAuthnFixtures.getParams(allow: ["AQID"], userVerification: "required"))
         }
+        // U2F signs only after a touch: no signature without one.
+        var untouched = WebAuthnFixtures.getParams(allow: ["AQID"])
+        untouched.userPresence = false
+        await expectUnsupported(naming: "userPresence") { try await client.getCredential(untouched) }
         #expect(!ui.statusLog.contains(.waitingForTouch), "refused before the key was asked")
         await expectUnsupported(naming: ManagementMethod.setPin) { try await client.setPIN(on: "v1") }
         await expectUnsupported(naming: ManagementMethod.changePin) { try await client.changePIN(on: "v1") }

@@ -9,7 +9,8 @@ import SystemKit
 import VirtualKeyDevice
 
 /// Key management through the real daemon: a PIN set and changed, kept out
-/// of authkeyd's log, and management refused to another uid. (Reset, the
+/// of authkeyd's log, and management refused to another uid but for the
+/// listing of a key's credentials, which any user may read. (Reset, the
 /// credentials on a key, fingerprints and config are tested against the
 /// broker in process: AuthDaemonTests.ManagementTests.) What a call
 /// changed on a key is checked on the key itself, through libfido2 on its
@@ -65,7 +66,10 @@ import VirtualKeyDevice
         #expect(throws: Never.self) { try device.credentialMetadata(pin: "654321") }
     }
 
-    @Test func aUserWhoIsNotAnAdminIsRefusedEveryManagementCall() async throws {
+    /// Every management call but the listing of the key's credentials
+    /// (read-only, the key asks for its PIN: `ssh-keygen -K` for an
+    /// ordinary user) is refused to a user who is not an admin.
+    @Test func aUserWhoIsNotAnAdminIsRefusedEveryManagementCallButTheCredentialListing() async throws {
         try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
         let daemon = try DaemonProcess.openToEveryone(["--virtual-key", "name=Shared"])
         _ = try await daemon.waitForKeys(1)
@@ -75,7 +79,48 @@ import VirtualKeyDevice
         let (replies, errors) = try OtherUser.exchange(requests, socketPath: daemon.socketPath)
         try #require(replies.count == requests.count, "stderr: \(errors)\n\(daemon.log)")
         let refused = replies.filter { $0["error"]?["data"]?["reason"] == "permissionDenied" }.compactMap { $0["id"]?.integerValue }
-        #expect(refused.sorted() == Array(1...Int64(ManagementMethod.all.count)))
+        let adminOnly = ManagementMethod.all.enumerated().filter { ManagementMethod.adminOnly.contains($0.element) }
+        #expect(refused.sorted() == adminOnly.map { Int64($0.offset + 1) })
+        let listing = try #require(ManagementMethod.all.firstIndex(of: ManagementMethod.listCredentials)).advanced(by: 1)
+        let listed = try #require(replies.first { $0["id"]?.integerValue == Int64(listing) })
+        // The key has no PIN, which credential management needs: refused
+        // by the key's rule, not the admin rule.
+        #expect(listed["error"]?["data"]?["reason"] == "pinRequired", "\(listed)")
         #expect(replies.first { $0["id"] == 0 }?["result"]?["authenticators"]?.arrayValue?.count == 1, "using keys is allowed")
+    }
+
+    /// authctl run by nobody, as a script runs it (no terminal, the PINs
+    /// on `--pin-fd 3`).
+    func authctlAsNobody(_ daemon: DaemonProcess, _ arguments: [String], pins: String) throws -> CommandResult {
+        let command = [builtProduct("authctl"), "--socket", daemon.socketPath] + arguments + ["--pin-fd", "3"]
+        return try OtherUser.run("/bin/sh", ["-c", "exec /usr/bin/setsid -w \"$@\" 3<&0 </dev/null", "sh"] + command, input: pins)
+    }
+
+    /// What `ssh-keygen -K` needs of an ordinary user: the key's
+    /// credentials, listed with the key's PIN, with their public keys; root's
+    /// record of the credential stays root's, and deleting it stays the
+    /// admins' (authctl's exit status 77).
+    @Test func anotherUserListsTheKeysCredentialsButNotTheOwnersRecordAndDeletesNone() async throws {
+        try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
+        let daemon = try DaemonProcess.openToEveryone(["--virtual-key", "name=Shared,pin=1234"])
+        _ = try await daemon.waitForKeys(1)
+        let register = ["register", "--rp", "example.org", "--user", "alice", "--resident", "--authenticator", "v1", "--name", "Root's", "--json"]
+        let registered = try authctl(daemon, register, pinFD: "1234\n")
+        try #require(registered.status == 0, "register: \(registered.standardError)\n\(daemon.log)")
+        let id = try #require(try registered.json()["credential"]?["id"]?.stringValue)
+
+        let theirs = try authctlAsNobody(daemon, ["credentials", "list", "v1", "--json"], pins: "1234\n")
+        try #require(theirs.status == 0, "nobody's list: \(theirs.standardError)\n\(daemon.log)")
+        let listed = try #require(try theirs.json()["relyingParties"]?.arrayValue?.first?["credentials"]?.arrayValue?.first)
+        #expect(listed["credentialId"]?.stringValue == id)
+        #expect(listed["publicKeyAlgorithm"] == -7 && listed["publicKey"]?.stringValue != nil, "\(listed)")
+        #expect(listed["registration"] == nil, "root's record is root's: \(listed)")
+
+        let deleted = try authctlAsNobody(daemon, ["credentials", "delete", "v1", String(id.prefix(10))], pins: "1234\n1234\n")
+        #expect(deleted.status == 77, "nobody's delete: \(deleted.standardError)")
+        let ours = try authctl(daemon, ["credentials", "list", "v1", "--json"], pinFD: "1234\n")
+        let kept = try #require(try ours.json()["relyingParties"]?.arrayValue?.first?["credentials"]?.arrayValue?.first)
+        #expect(kept["credentialId"]?.stringValue == id, "still on the key")
+        #expect(kept["registration"]?["friendlyName"] == "Root's", "root sees its own record: \(kept)")
     }
 }

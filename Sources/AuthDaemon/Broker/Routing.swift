@@ -9,7 +9,7 @@ extension Broker {
         guard let method = ClientMethod(rawValue: name) else {
             throw RPCError(.methodNotFound, "no method \"\(name)\" (see authkeyd-protocol(7))")
         }
-        if method.isManagement { try requireManagementRight(session) }
+        if method.needsAdminRight { try requireManagementRight(session) }
         switch method {
         case .hello: return .done(try hello(params, session: session))
         case .listAuthenticators: return .done(keyList())

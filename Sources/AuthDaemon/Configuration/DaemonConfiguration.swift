@@ -73,7 +73,7 @@ extension DaemonConfiguration {
         ("usb", "yes|no", "use USB keys through libfido2 and udev (default yes)"),
         ("log-level", "error|warning|notice|info|debug", "how much to log (default info)"),
         ("allow-users", "LIST", "who may use keys: names, uids, @group, * (default root, @authkeyd)"),
-        ("allow-admins", "LIST", "who may manage keys: PIN, reset, credentials (default root)"),
+        ("allow-admins", "LIST", "who may manage keys: PIN, reset, deleting credentials (default root)"),
         ("socket-mode", "OCTAL", "the socket file's mode (default: from allow-users)"),
         ("max-clients", "N", "connections served at once (default 512)"),
         ("max-line-bytes", "N", "longest request line (default 1048576)"),

@@ -23,10 +23,20 @@ extension Broker {
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
         let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
             ?? VerificationPreference(options.userVerification)
+        // authkeyd's `userPresence: false`: no touch (OpenSSH's
+        // no-touch-required keys), so no touch cue either.
+        let presence = options.userPresence ?? true
         let requirements = KeyRequirements(
-            u2fRefusal: U2FOnlyKey.refusal(allowList: allowed, verification: verification), holding: (rpID, allowed))
+            u2fRefusal: U2FOnlyKey.refusal(allowList: allowed, verification: verification, presence: presence),
+            holding: (rpID, allowed))
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
+        if !presence && secretPlan != nil {
+            // Refused here, with the reason: the virtual key refuses
+            // hmac-secret with up=false (CTAP2_ERR_UNSUPPORTED_OPTION), which
+            // would reach the caller as a bare device error.
+            throw RPCError(.unsupported, "authenticating: userPresence false: the daemon asks a key for hmac-secret (prf, hmacGetSecret) only with a touch; ask for one of the two")
+        }
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
         let uid = session.peer.uid
@@ -48,12 +58,13 @@ extension Broker {
             request.allowList = allowed
             request.credentialBlob = wantsBlob
             request.largeBlobKey = largeBlob != nil
+            if !presence { request.userPresence = .disabled }
             let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
             let base = U2FOnlyKey.fitted(hmacSecret.request, to: key)
 
             var statements = try await withKey(key, for: operation) { () async throws(RPCError) in
                 try await withUserVerification(
-                    on: key, preference: verification, for: operation, activity: "authenticating"
+                    on: key, preference: verification, for: operation, activity: "authenticating", touchCue: presence
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
                     if case .builtIn = method { attempt.userVerification = .enabled }

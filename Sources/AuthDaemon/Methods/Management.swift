@@ -2,8 +2,9 @@ import AuthProtocol
 import FIDO2
 
 extension Broker {
-    /// The key-management methods need the admin policy (`route` checks
-    /// it before any of them runs).
+    /// The key-management methods need the admin policy, all but the
+    /// read-only listing of the key's credentials (`route` checks it
+    /// before any of them runs).
     func requireManagementRight(_ session: Session) throws(RPCError) {
         guard session.rights.contains(.manage) else {
             throw RPCError(

@@ -3,8 +3,10 @@ import FIDO2
 
 extension Broker {
     /// `authenticators.credentials.list`: the discoverable credentials on
-    /// the key (credential management, read through libfido2), with the
-    /// caller's registration records beside them where the daemon has one.
+    /// the key (credential management, read through libfido2), each with
+    /// its public key, and the caller's registration records beside them
+    /// where the daemon has one. Open to users of keys, not only admins:
+    /// it changes nothing, and a key with a PIN asks for it.
     func listStoredCredentials(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let request = try decode(ListCredentialsParams.self, params)
         let uid = session.peer.uid
@@ -98,7 +100,9 @@ extension OnKeyCredentials {
                             id: Base64URLBytes(credential.user.id), name: credential.user.name,
                             displayName: credential.user.displayName),
                         credProtect: credential.protection.map { Int($0.rawValue) },
-                        registration: registrations.first { $0.id == credentialID })
+                        registration: registrations.first { $0.id == credentialID },
+                        publicKey: COSEKey.encoded(credential.publicKey, algorithm: credential.algorithm).map(Base64URLBytes.init),
+                        publicKeyAlgorithm: credential.algorithm.map { Int($0.rawValue) })
                 })
             })
     }

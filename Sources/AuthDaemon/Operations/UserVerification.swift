@@ -32,11 +32,13 @@ extension Broker {
     /// PIN (CTAP 2.1 §6.5's platform behaviour); presence only when
     /// verification is not wanted, switching to verification when the key
     /// insists (a PIN-protected key making a discoverable credential,
-    /// always-UV).
+    /// always-UV). `touchCue` false: the attempt asks the key for no touch
+    /// (`up=false`), so no `waitingForTouch` is sent.
     func withUserVerification<T: Sendable>(
         on key: RegisteredKey, preference: VerificationPreference, for operation: Operation, activity: String,
-        _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+        touchCue: Bool = true, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
+        let touchStatus: OperationStatus.Status? = touchCue ? .waitingForTouch : nil
         let info = key.info
         let pinSet = info.supports.clientPIN.isOn
         let builtInUV = info.supports.userVerification.isOn && info.supports.pinUVAuthToken
@@ -46,7 +48,7 @@ extension Broker {
         // With always-UV on, a presence-only attempt would only be refused.
         let alwaysUV = info.supports.alwaysUV.isOn
         if (preference == .discouraged && !alwaysUV) || (!pinSet && !builtInUV) {
-            sendStatus(.waitingForTouch, request: operation.id, key: key, to: operation.session)
+            if let touchStatus { sendStatus(touchStatus, request: operation.id, key: key, to: operation.session) }
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .none) }
             } catch .device(let error) where error == .pinRequired || error == .upRequired {
@@ -75,7 +77,7 @@ extension Broker {
         guard pinSet else {
             throw RPCError(.pinRequired, "\(activity): the key asks for verification, but has no PIN set")
         }
-        return try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
+        return try await withPIN(on: key, for: operation, activity: activity, status: touchStatus) { device, pin throws(FIDO2Error) in
             try attempt(device, .pin(pin))
         }
     }

@@ -28,9 +28,10 @@ public struct Rights: OptionSet, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// List keys, register, authenticate.
+    /// List keys, register, authenticate, list a key's credentials.
     public static let use = Rights(rawValue: 1)
-    /// PIN, reset, on-key credentials, fingerprints, config.
+    /// PIN, reset, deleting and updating on-key credentials, fingerprints,
+    /// config.
     public static let manage = Rights(rawValue: 2)
 }
 

@@ -9,7 +9,8 @@ import FIDO2
 /// - refused early, with `unsupported` and the reason: a discoverable
 ///   credential required (`residentKey: "required"`), user verification
 ///   required, a `credentials.get` without `allowCredentials` (that would
-///   need a discoverable credential), credProtect enforced above
+///   need a discoverable credential) or with `userPresence: false` (U2F
+///   always asks for a touch), credProtect enforced above
 ///   `userVerificationOptional`, and every key-management method (no PIN,
 ///   no stored credentials, no fingerprints, no settings, no reset);
 /// - dropped silently, as a browser drops an extension the key cannot
@@ -37,7 +38,16 @@ enum U2FOnlyKey {
     }
 
     /// Why `credentials.get` cannot be served by this key, if it cannot.
-    static func refusal(allowList: [[UInt8]], verification: VerificationPreference) -> RPCError? {
+    /// A U2F key signs only after a touch: libfido2's U2F path signs with
+    /// AUTHENTICATE "enforce-user-presence", and asked for up=false it only
+    /// checks the handle ("check-only") and answers
+    /// FIDO_ERR_USER_PRESENCE_REQUIRED. So a request for a signature
+    /// without a touch (`userPresence: false`) is refused at once, with
+    /// the reason, instead of ending in that device error.
+    static func refusal(allowList: [[UInt8]], verification: VerificationPreference, presence: Bool) -> RPCError? {
+        if !presence {
+            return RPCError(.unsupported, "authenticating: userPresence false: \(speaksOnlyU2F), which signs only after a touch; use a FIDO2 key, or ask for the touch")
+        }
         if allowList.isEmpty {
             return RPCError(.unsupported, "authenticating: no allowCredentials, so the key would have to find a discoverable credential, and \(speaksOnlyU2F), which keeps none; pass the credential ids in allowCredentials")
         }

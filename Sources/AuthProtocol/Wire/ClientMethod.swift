@@ -16,7 +16,8 @@ public enum ClientMethod: String, CaseIterable, Sendable {
     case renameRegistration = "registrations.rename"
     case deleteRegistration = "registrations.delete"
 
-    // Key management: admins only (allow-admins in authkeyd.conf(5)).
+    // Key management: admins only (allow-admins in authkeyd.conf(5)),
+    // except listing the key's credentials (`needsAdminRight`).
     case setPin = "authenticators.setPin"
     case changePin = "authenticators.changePin"
     case pinRetries = "authenticators.pinRetries"
@@ -45,6 +46,15 @@ public enum ClientMethod: String, CaseIterable, Sendable {
             .setAlwaysUv, .setMinPinLength:
             return true
         }
+    }
+
+    /// Whether the method needs the admin right. Every management method
+    /// does but `authenticators.credentials.list`: reading the key's
+    /// discoverable credentials changes nothing, the key itself asks for
+    /// its PIN, and an ordinary user needs it for what they did before
+    /// authkeyd held the key (`ssh-keygen -K`).
+    public var needsAdminRight: Bool {
+        isManagement && self != .listCredentials
     }
 }
 

@@ -1,6 +1,7 @@
 /// The key-management methods (PIN, reset, on-key credentials, fingerprints,
-/// config): all under `authenticators.*`, all for admins only, all taking
-/// PINs through `ui.enterPin` and never as parameters.
+/// config): all under `authenticators.*`, all for admins only but the
+/// listing of the key's credentials, all taking PINs through `ui.enterPin`
+/// and never as parameters.
 public enum ManagementMethod {
     public static let setPin = ClientMethod.setPin.rawValue
     public static let changePin = ClientMethod.changePin.rawValue
@@ -18,6 +19,8 @@ public enum ManagementMethod {
     public static let setMinPinLength = ClientMethod.setMinPinLength.rawValue
 
     public static let all = ClientMethod.allCases.filter(\.isManagement).map(\.rawValue)
+    /// Those that need the admin right: all but `listCredentials`.
+    public static let adminOnly = ClientMethod.allCases.filter(\.needsAdminRight).map(\.rawValue)
 }
 
 /// `authenticators.pinRetries` → attempts left.
@@ -71,15 +74,22 @@ public struct StoredCredentials: Codable, Sendable, Equatable {
         /// 1 userVerificationOptional, 2 …OptionalWithCredentialIDList, 3 userVerificationRequired.
         public var credProtect: Int?
         public var registration: Registration?
-        /// The credential's public key, a COSE_Key (CBOR), as the key keeps it.
+        /// The credential's public key as a COSE_Key (CBOR), as the
+        /// registration's attestedCredentialData holds it; nil when the key
+        /// did not report one the daemon can encode.
         public var publicKey: Base64URLBytes?
         /// Its COSE algorithm: -7 ES256, -8 EdDSA, -257 RS256.
         public var publicKeyAlgorithm: Int?
-        public init(credentialId: String, user: User, credProtect: Int?, registration: Registration?) {
+        public init(
+            credentialId: String, user: User, credProtect: Int?, registration: Registration?,
+            publicKey: Base64URLBytes? = nil, publicKeyAlgorithm: Int? = nil
+        ) {
             self.credentialId = credentialId
             self.user = user
             self.credProtect = credProtect
             self.registration = registration
+            self.publicKey = publicKey
+            self.publicKeyAlgorithm = publicKeyAlgorithm
         }
     }
 

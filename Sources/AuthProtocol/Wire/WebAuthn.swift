@@ -122,9 +122,9 @@ public struct GetParams: Codable, Sendable, Equatable {
     /// Details the user confirms before the key is touched; written into
     /// clientDataJSON so the signature commits to them.
     public var transaction: Transaction?
-    /// False: the key is asked not to wait for a touch (CTAP `up` false),
-    /// and the authenticator data says so (flag UP clear). OpenSSH signs so
-    /// with keys made `-O no-touch-required`. Absent means true.
+    /// false: the key signs without a touch (CTAP `up=false`) and the
+    /// authenticator data's UP flag is 0, as OpenSSH asks for keys made
+    /// with `no-touch-required`. Absent or true: a touch, as WebAuthn has it.
     public var userPresence: Bool?
 
     public init(challenge: Base64URLBytes?, rpId: String?) {
