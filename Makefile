@@ -92,9 +92,10 @@ clean:
 	rm -rf .build
 
 # Installing as a system service: release binaries with the Swift runtime
-# linked in (they need only Debian's libraries), the systemd units (system
-# and user), the udev rule, the sysusers.d entry, the man pages and the
-# shell completions, under $(DESTDIR)$(PREFIX). Into the running system
+# linked in (they need only Debian's libraries), OpenSSH's security-key
+# provider (libauthkeyd-sk.so, linked the same way), the systemd units
+# (system and user), the udev rule, the sysusers.d entry, the man pages and
+# the shell completions, under $(DESTDIR)$(PREFIX). Into the running system
 # (no DESTDIR, as root) it also creates the groups and reloads systemd and
 # udev; `systemctl enable --now authkeyd.socket` is left to you.
 PREFIX ?= /usr/local
@@ -107,19 +108,34 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The provider's directory: under lib, so that ssh-agent's default -P allow
+# list (/usr/lib*/*,/usr/local/lib*/*) accepts it for `ssh-add -S`.
+PROVIDERDIR ?= $(PREFIX)/lib/authkeyd
 # Where SwiftPM builds the release binaries.
 SCRATCH_PATH ?= .build
 INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
+# The provider is a dynamic library, which --static-swift-stdlib does not
+# link statically: -static-stdlib to swiftc does (with the runtime's own
+# symbols hidden, --exclude-libs ALL). It has a scratch path of its own,
+# since -Xswiftc flags change every module's build and would have the
+# programs' modules rebuilt at each install. It exports only the four
+# functions ssh-sk-helper looks up (sk-api.map: none of the runtime's or
+# its own Swift symbols for the host to bind to), and looks for no library
+# beside itself (no $ORIGIN run path). (Package.swift links it -z nodelete.)
+PROVIDER_SCRATCH_PATH ?= $(SCRATCH_PATH)/provider
+PROVIDER_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath \
+	-Xlinker --version-script=$(CURDIR)/Sources/CSSHSecurityKeyAPI/sk-api.map
 INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
 	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
 	UDEVRULESDIR="$(UDEVRULESDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
-	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)"
+	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)" PROVIDERDIR="$(PROVIDERDIR)"
 
 install: deps
 	for product in $(INSTALLED_PROGRAMS); do \
 		$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
 	done
-	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release
+	$(SWIFT) build $(PROVIDER_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product authkeyd-sk
+	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(PROVIDER_SCRATCH_PATH)/release
 
 uninstall:
 	$(INSTALL_DIRS) scripts/install-files --uninstall

@@ -150,6 +150,39 @@ import VirtualKey
         }
     }
 
+    // MARK: authkeyd-sk(7)
+
+    /// Every error code and entry point the provider's C declarations
+    /// have (sk-api.h, sk-api.map, read now) is in its page: each code as
+    /// a tag with its value under DIAGNOSTICS, each exported function by
+    /// name; and the page gives the path `make install` installs it at.
+    @Test func theProviderPageHasEveryErrorCodeAndEntryPoint() throws {
+        let page = try ManPage("authkeyd-sk.7")
+        let header = try String(contentsOfFile: repositoryPath("Sources/CSSHSecurityKeyAPI/sk-api.h"), encoding: .utf8)
+        let codes = header.matches(of: /#define\s+(SSH_SK_ERR_[A-Z_]+)\s+\(?(-[0-9]+)/).map { (String($0.output.1), String($0.output.2)) }
+        #expect(codes.map(\.0).contains("SSH_SK_ERR_DEVICE_NOT_FOUND") && codes.count >= 5, "codes read from sk-api.h: \(codes)")
+        let diagnostics = page.entry("DIAGNOSTICS")
+        for (name, value) in codes {
+            let described = diagnostics.lines.contains { $0.words.starts(with: [name, "(\(value))"]) }
+            #expect(described, "authkeyd-sk(7) DIAGNOSTICS has no entry \"\(name) (\(value))\"")
+        }
+        let exports = try String(contentsOfFile: repositoryPath("Sources/CSSHSecurityKeyAPI/sk-api.map"), encoding: .utf8)
+        let functions = exports.matches(of: /^\s+(sk_[a-z_]+);/.anchorsMatchLineEndings()).map { String($0.output.1) }
+        #expect(functions.contains("sk_api_version") && functions.count == 4, "functions read from sk-api.map: \(functions)")
+        for function in functions {
+            let named = page.text.contains("\(function)()")
+            #expect(named, "authkeyd-sk(7) does not name \(function)()")
+        }
+        let installFiles = try String(contentsOfFile: repositoryPath("scripts/install-files"), encoding: .utf8)
+        let installedThere = installFiles.contains("PROVIDERDIR=${PROVIDERDIR:-$PREFIX/lib/authkeyd}")
+        #expect(installedThere, "scripts/install-files no longer installs the provider in $PREFIX/lib/authkeyd, where the page says")
+        for shown in ["-w /usr/local/lib/authkeyd/libauthkeyd-sk.so", "SecurityKeyProvider /usr/local/lib/authkeyd/libauthkeyd-sk.so",
+                      "SSH_SK_PROVIDER=/usr/local/lib/authkeyd/libauthkeyd-sk.so", "ssh-add -S /usr/local/lib/authkeyd/libauthkeyd-sk.so"] {
+            let isShown = page.text.contains(shown)
+            #expect(isShown, "authkeyd-sk(7) does not show \"\(shown)\"")
+        }
+    }
+
     // MARK: authctl(1)
 
     @Test func authctlsPageHasEveryCommandSubcommandAndOption() throws {
