@@ -62,7 +62,7 @@ struct BrokerSession {
             return key
         }
         switch keys.count {
-        case 0: throw ProviderError(.deviceNotFound, "no security key is plugged in")
+        case 0: throw ProviderError(.deviceNotFound, "authkeyd has no security key: plug one in (authctl list shows the keys it has)")
         case 1: return keys[0]
         default:
             writeToStandardError("authkeyd-sk: \(keys.count) security keys are plugged in: touch the one to use\n")

@@ -1,6 +1,6 @@
 /// The key types OpenSSH asks for, by its numbers (`SSH_SK_ECDSA`,
 /// `SSH_SK_ED25519`), and the COSE algorithm each is on a FIDO2 key.
-public enum SSHKeyAlgorithm: UInt32, Sendable {
+public enum SSHKeyAlgorithm: UInt32, Sendable, CaseIterable {
     /// `ecdsa-sk`: ES256 (P-256, SHA-256).
     case ecdsaP256 = 0
     /// `ed25519-sk`: EdDSA over Ed25519.
@@ -13,12 +13,10 @@ public enum SSHKeyAlgorithm: UInt32, Sendable {
         }
     }
 
+    /// The inverse of `coseAlgorithm`, so that the mapping is written once.
     public init?(coseAlgorithm: Int) {
-        switch coseAlgorithm {
-        case -7: self = .ecdsaP256
-        case -8: self = .ed25519
-        default: return nil
-        }
+        guard let match = Self.allCases.first(where: { $0.coseAlgorithm == coseAlgorithm }) else { return nil }
+        self = match
     }
 }
 

@@ -28,3 +28,15 @@ import Testing
         #expect(throws: ProviderError.self) { try SSHPublicKey.bytes(fromCOSE: .bytes(x), algorithm: .ed25519) }
     }
 }
+
+/// OpenSSH's key types and their COSE algorithms, both ways.
+@Suite struct SSHKeyAlgorithmTests {
+    @Test func eachKeyTypeIsItsCOSEAlgorithmAndBack() {
+        #expect(SSHKeyAlgorithm(rawValue: 0)?.coseAlgorithm == -7)
+        #expect(SSHKeyAlgorithm(rawValue: 1)?.coseAlgorithm == -8)
+        #expect(SSHKeyAlgorithm(coseAlgorithm: -7) == .ecdsaP256)
+        #expect(SSHKeyAlgorithm(coseAlgorithm: -8) == .ed25519)
+        #expect(SSHKeyAlgorithm(coseAlgorithm: -257) == nil, "RS256: OpenSSH has no -sk key for it")
+        #expect(SSHKeyAlgorithm(rawValue: 2) == nil)
+    }
+}
