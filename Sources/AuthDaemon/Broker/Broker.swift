@@ -46,6 +46,10 @@ public actor Broker {
     /// Registrations, per user; nil when the state directory is unusable.
     var store: RegistrationStore?
     var isShuttingDown = false
+    /// Each user's session agent (`AgentRegistry`), by uid.
+    var agents: [uid_t: Session] = [:]
+    /// Numbers the requests agents are shown (`AgentView`).
+    var nextAgentToken = 1
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
 
@@ -130,7 +134,9 @@ public actor Broker {
             request.cancel(RPCError(.cancelled, "the client disconnected"))
         }
         session.inFlight = [:]
-        session.prompts.cancelAll(RPCError(.cancelled, "the client disconnected"))
+        // Prompts it held may be other clients' (it is an agent): theirs end too.
+        session.prompts.cancelAll(RPCError(.cancelled, "the client answering the prompt (pid \(session.peer.pid)) disconnected"))
+        agentLeft(session)
         logger.debug("client \(session.id) disconnected")
     }
 
@@ -211,6 +217,7 @@ public actor Broker {
     private func finish(id: RPCID, request: InFlightRequest, session: Session, outcome: Result<JSONValue, RPCError>) {
         guard session.inFlight[id] === request else { return }
         session.inFlight[id] = nil
+        tellAgentsFinished(request, outcome)
         if let cancellation = request.cancellation {
             session.send(.errorResponse(id: id, error: cancellation))
         } else {

@@ -24,6 +24,8 @@ extension Broker {
         case .listRegistrations: return .done(try registrations(.list, params: params, session: session))
         case .renameRegistration: return .done(try registrations(.rename, params: params, session: session))
         case .deleteRegistration: return .done(try registrations(.delete, params: params, session: session))
+        case .registerAgent: return .done(registerAgent(session))
+        case .unregisterAgent: return .done(unregisterAgent(session))
         case .setPin: return try setPIN(params, id: id, session: session)
         case .changePin: return try changePIN(params, id: id, session: session)
         case .pinRetries: return try pinRetries(params, id: id, session: session)

@@ -1,6 +1,7 @@
 import AuthProtocol
 import Crypto
 import Dispatch
+import Glibc
 import SystemKit
 
 /// One connected client, as the broker sees it: who it is, what it may do,
@@ -26,6 +27,23 @@ final class Session: @unchecked Sendable {
     /// The prompts the client answers (`hello`'s `ui`): all until it says
     /// otherwise. `Broker.canAnswer` reads it.
     var answeredPrompts = Set(Prompt.all)
+
+    /// Whether the client leaves some prompts to its user's agent: it
+    /// declared a `ui` list without them. Its statuses go to the agent too.
+    var leavesPromptsToAgent: Bool { answeredPrompts.count < Prompt.all.count }
+
+    /// Who this client is, for its user's agent; read from the kernel the
+    /// first time an agent needs it (the client is alive then: it waits
+    /// for its request), and kept.
+    lazy var requester = Requester(
+        pid: Int(peer.pid), uid: Int(peer.uid), command: Self.command(of: peer.pid), client: clientName)
+
+    /// `/proc/PID/comm`: the name the kernel knows the process by.
+    private static func command(of pid: pid_t) -> String {
+        guard let bytes = try? AtomicFile.read("/proc/\(pid)/comm") else { return "pid \(pid)" }
+        let name = String(decoding: bytes, as: UTF8.self).trimmingNewline
+        return name.isEmpty ? "pid \(pid)" : name
+    }
 
     /// `queue` is the broker's, which the session is confined to.
     init(id: Int, connection: ClientConnection, queue: DispatchQueue, peer: PeerIdentity, rights: Rights) {
@@ -61,6 +79,9 @@ final class InFlightRequest: @unchecked Sendable {
     var onCancel: [() -> Void] = []
     private(set) var cancellation: RPCError?
 
+    /// What agents were shown of the request, if any (`AgentView`).
+    var agentView: AgentView?
+
     init(method: String) { self.method = method }
 
     var isCancelled: Bool { cancellation != nil }
@@ -73,5 +94,13 @@ final class InFlightRequest: @unchecked Sendable {
         let hooks = onCancel
         onCancel = []
         hooks.forEach { $0() }
+    }
+}
+
+extension String {
+    fileprivate var trimmingNewline: String {
+        var text = Substring(self)
+        while text.last == "\n" { text = text.dropLast() }
+        return String(text)
     }
 }

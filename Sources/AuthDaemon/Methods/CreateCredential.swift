@@ -43,7 +43,7 @@ extension Broker {
                     try device.makeCredential(fido.with(method), pin: method.pin)
                 }
             }
-            sendStatus(.processing, request: id, key: key, to: session)
+            sendStatus(.processing, for: operation, key: key)
             let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
             let registration = record(
                 credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,

@@ -30,7 +30,7 @@ extension Broker {
             var progress = first
             sendSampleStatus(progress, request: id, key: key, to: session)
             while progress.remainingSamples > 0 {
-                sendStatus(.waitingForTouch, request: id, key: key, to: session)
+                sendStatus(.waitingForTouch, for: operation, key: key)
                 do throws(FIDOFailure) {
                     progress = try await perform(key, for: operation) { _ throws(FIDO2Error) in
                         try enrollment.captureNextSample(timeout: Self.sampleTimeout)

@@ -79,7 +79,7 @@ extension Broker {
             // The accounts not chosen carry hmac-secret outputs of their own.
             defer { for index in statements.indices { zeroSecret(&statements[index].hmacSecret) } }
             var statement = try await chooseCredential(from: statements, on: key, for: operation)
-            sendStatus(.processing, request: id, key: key, to: session)
+            sendStatus(.processing, for: operation, key: key)
             let registration = store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults = hmacSecret.results(taking: &statement)

@@ -13,7 +13,7 @@ extension Broker {
             throw RPCError(.invalidParams, "invalid params: confirm: type the key's product name, \"\(product)\", to reset it")
         }
         return try manage(ManagementMethod.reset, key: reset.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            sendStatus(.waitingForTouch, request: id, key: key, to: session)
+            sendStatus(.waitingForTouch, for: operation, key: key)
             do throws(FIDOFailure) {
                 try await perform(key, for: operation) { device throws(FIDO2Error) in try device.reset() }
             } catch .device(let error) where error == .notAllowed {

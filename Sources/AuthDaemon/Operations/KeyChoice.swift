@@ -35,7 +35,7 @@ extension Broker {
             Prompt.selectAuthenticator,
             SelectAuthenticatorPrompt(operation: operation.info, authenticators: candidates.map(wire)), for: operation)
         if reply.touch == true {
-            sendStatus(.selectingByTouch, request: operation.id, key: nil, to: operation.session)
+            sendStatus(.selectingByTouch, for: operation, key: nil)
             guard let touched = await race(candidates, timeout: operation.remaining, request: operation.request) else {
                 try operation.checkCancelled()
                 throw RPCError(.timeout, "no key was touched in time")

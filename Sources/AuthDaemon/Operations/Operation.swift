@@ -1,5 +1,6 @@
 import AuthProtocol
 import FIDO2
+import Glibc
 import SystemKit
 
 /// A credential operation in progress: whose it is, what it is about, and
@@ -11,6 +12,9 @@ final class Operation: @unchecked Sendable {
     let request: InFlightRequest
     var info: OperationInfo
     let deadline: ContinuousClock.Instant
+    /// The user the operation is for: whose registrations, policy and
+    /// agent apply. The caller's own uid.
+    let owner: uid_t
 
     init(id: RPCID, session: Session, request: InFlightRequest, info: OperationInfo, timeout: Duration) {
         self.id = id
@@ -18,6 +22,7 @@ final class Operation: @unchecked Sendable {
         self.request = request
         self.info = info
         deadline = ContinuousClock.now + timeout
+        owner = session.peer.uid
     }
 
     /// Time left, at least a millisecond (a timeout of 0 means "forever" to libfido2).
@@ -45,7 +50,7 @@ extension Broker {
             keyQueues[key.id, default: KeyQueue()].busy = true
             return
         }
-        sendStatus(.queued, request: operation.id, key: key, to: operation.session)
+        sendStatus(.queued, for: operation, key: key)
         let token = nextQueueToken
         nextQueueToken += 1
         let granted = await withCheckedContinuation { continuation in

@@ -1,9 +1,19 @@
 import AuthProtocol
 
 /// Who answers a prompt, and what happens when nobody does. A client says
-/// in `hello` (`ui`) which prompts it answers; for the others the daemon
-/// goes on with the documented default (authkeyd-protocol(7), "Prompts a
-/// client does not answer") instead of sending them.
+/// in `hello` (`ui`) which prompts it answers; the others go to its user's
+/// agent (`agent.register`), and with no agent the daemon goes on with the
+/// documented default (authkeyd-protocol(7), "Prompts a client does not
+/// answer") instead of sending them.
+enum PromptAnswerer {
+    /// The client that made the request.
+    case requester
+    /// Its user's session agent.
+    case agent(Session)
+    /// No one: the default applies.
+    case nobody
+}
+
 extension Broker {
     /// The prompts of `hello`'s `ui` list; a name that is no prompt's is
     /// refused, so that a misspelt prompt is not silently left unanswered.
@@ -19,18 +29,20 @@ extension Broker {
         return prompts
     }
 
-    /// Whether `prompt` can be asked for `operation`: the one place that
-    /// decides. Today only the client that made the request answers, and
-    /// only the prompts it declared.
-    func canAnswer(_ prompt: String, for operation: Operation) -> Bool {
-        operation.session.answeredPrompts.contains(prompt)
+    /// Who answers `prompt` for `operation`: the one place that decides.
+    /// The requester when it declared the prompt, else its user's agent
+    /// when one is registered and answers it, else nobody.
+    func promptAnswerer(_ prompt: String, for operation: Operation) -> PromptAnswerer {
+        if operation.session.answeredPrompts.contains(prompt) { return .requester }
+        if let agent = agent(for: operation), agent.answeredPrompts.contains(prompt) { return .agent(agent) }
+        return .nobody
     }
 
     /// The answer the daemon assumes for a prompt nobody can answer: the
     /// choice a user without a way to be asked would get, or an error that
-    /// says why the request cannot go on without one.
+    /// says why the request cannot go on without one. Never a wait.
     func defaultAnswer(to prompt: String, _ params: some Encodable) throws(RPCError) -> PromptReply {
-        let declined = "this client does not answer \(prompt) (its hello ui list leaves it out)"
+        let declined = "this client does not answer \(prompt) and its user has no agent"
         switch prompt {
         case Prompt.selectAuthenticator:
             // Every key blinks; the one the user touches serves.
@@ -42,13 +54,16 @@ extension Broker {
             // The newest, as the key lists them: what a client got before the chooser.
             return PromptReply(action: .proceed, credential: (params as? SelectCredentialPrompt)?.credentials.first?.id)
         case Prompt.enterPin:
-            throw RPCError(.pinRequired, "\(declined), and the request needs the key's PIN; answer ui.enterPin, or use a key without a PIN")
+            throw RPCError(
+                .pinRequired,
+                "no one can be asked for the PIN: start authctl agent (\(declined)); or answer ui.enterPin, or use a key without a PIN")
         case Prompt.confirmTransaction:
             // Signing details nobody was shown would defeat the transaction.
             throw RPCError(
-                .unsupported, "\(declined), so nobody can confirm the transaction; nothing was signed. Answer ui.confirmTransaction, or leave transaction out")
+                .unsupported,
+                "no one can confirm the transaction: start authctl agent (\(declined)); nothing was signed. Answer ui.confirmTransaction, or leave transaction out")
         default:
-            throw RPCError(.unsupported, "\(declined)")
+            throw RPCError(.unsupported, "no one can answer \(prompt): start authctl agent (\(declined))")
         }
     }
 }

@@ -48,7 +48,7 @@ extension Broker {
         // With always-UV on, a presence-only attempt would only be refused.
         let alwaysUV = info.supports.alwaysUV.isOn
         if (preference == .discouraged && !alwaysUV) || (!pinSet && !builtInUV) {
-            if let touchStatus { sendStatus(touchStatus, request: operation.id, key: key, to: operation.session) }
+            if let touchStatus { sendStatus(touchStatus, for: operation, key: key) }
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .none) }
             } catch .device(let error) where error == .pinRequired || error == .upRequired {
@@ -59,7 +59,7 @@ extension Broker {
         }
         if builtInUV {
             for _ in 0..<Self.builtInUVAttempts {
-                sendStatus(.waitingForUv, request: operation.id, key: key, to: operation.session)
+                sendStatus(.waitingForUv, for: operation, key: key)
                 do {
                     return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .builtIn) }
                 } catch .device(let error) where error == .uvInvalid {
@@ -92,7 +92,7 @@ extension Broker {
         var reason = EnterPinPrompt.Reason.required
         while true {
             let pin = try await askForPIN(on: key, reason: reason, for: operation, activity: activity)
-            if let status { sendStatus(status, request: operation.id, key: key, to: operation.session) }
+            if let status { sendStatus(status, for: operation, key: key) }
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, pin) }
             } catch .device(let error) where error == .pinInvalid {

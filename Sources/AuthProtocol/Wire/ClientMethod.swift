@@ -15,6 +15,10 @@ public enum ClientMethod: String, CaseIterable, Sendable {
     case listRegistrations = "registrations.list"
     case renameRegistration = "registrations.rename"
     case deleteRegistration = "registrations.delete"
+    /// The session agent: this connection answers its user's prompts that
+    /// their requesters cannot (authkeyd-protocol(7), "Agents").
+    case registerAgent = "agent.register"
+    case unregisterAgent = "agent.unregister"
 
     // Key management: admins only (allow-admins in authkeyd.conf(5)),
     // except listing the key's credentials (`needsAdminRight`).
@@ -39,7 +43,7 @@ public enum ClientMethod: String, CaseIterable, Sendable {
         switch self {
         case .hello, .listAuthenticators, .authenticatorInfo, .watchAuthenticators, .selectAuthenticator,
             .cancelOperation, .createCredential, .getCredential, .listRegistrations, .renameRegistration,
-            .deleteRegistration:
+            .deleteRegistration, .registerAgent, .unregisterAgent:
             return false
         case .setPin, .changePin, .pinRetries, .reset, .listCredentials, .deleteCredential, .updateCredentialUser,
             .fingerprintSensor, .enrollFingerprint, .listFingerprints, .renameFingerprint, .deleteFingerprint,
@@ -64,5 +68,11 @@ public enum DaemonNotification: String, CaseIterable, Sendable {
     case authenticatorRemoved = "authenticators.removed"
     case authenticatorChanged = "authenticators.changed"
     case operationStatus = "operation.status"
+    /// To an agent: a newer agent took its place.
+    case agentReplaced = "agent.replaced"
+    /// To an agent: a request it was shown was cancelled; drop its prompt.
+    case operationCancelled = "operation.cancelled"
+    /// To an agent: a request it was shown is over.
+    case operationFinished = "operation.finished"
     case shuttingDown = "daemon.shuttingDown"
 }

@@ -14,12 +14,17 @@ public enum Method {
     public static let listRegistrations = ClientMethod.listRegistrations.rawValue
     public static let renameRegistration = ClientMethod.renameRegistration.rawValue
     public static let deleteRegistration = ClientMethod.deleteRegistration.rawValue
+    public static let registerAgent = ClientMethod.registerAgent.rawValue
+    public static let unregisterAgent = ClientMethod.unregisterAgent.rawValue
 
     // Daemon → client notifications.
     public static let authenticatorAdded = DaemonNotification.authenticatorAdded.rawValue
     public static let authenticatorRemoved = DaemonNotification.authenticatorRemoved.rawValue
     public static let authenticatorChanged = DaemonNotification.authenticatorChanged.rawValue
     public static let operationStatus = DaemonNotification.operationStatus.rawValue
+    public static let agentReplaced = DaemonNotification.agentReplaced.rawValue
+    public static let operationCancelled = DaemonNotification.operationCancelled.rawValue
+    public static let operationFinished = DaemonNotification.operationFinished.rawValue
     public static let shuttingDown = DaemonNotification.shuttingDown.rawValue
 
     /// Every method a client may call.
@@ -103,6 +108,9 @@ public struct OperationStatus: Codable, Sendable, Equatable {
     /// last one went (CTAP's lastEnrollSampleStatus; 0 is good).
     public var remainingSamples: Int?
     public var sampleStatus: Int?
+    /// To an agent only: the operation the status is about, with its
+    /// requester, so that the agent can say who waits for a touch.
+    public var operation: OperationInfo?
 
     public enum Status: String, Codable, Sendable {
         case queued
@@ -114,8 +122,10 @@ public struct OperationStatus: Codable, Sendable, Equatable {
     }
 
     public init(
-        request: JSONValue, status: Status, authenticator: String? = nil, remainingSamples: Int? = nil, sampleStatus: Int? = nil
+        request: JSONValue, status: Status, authenticator: String? = nil, remainingSamples: Int? = nil, sampleStatus: Int? = nil,
+        operation: OperationInfo? = nil
     ) {
+        self.operation = operation
         self.request = request
         self.status = status
         self.authenticator = authenticator

@@ -40,11 +40,16 @@ public struct OperationInfo: Codable, Sendable, Equatable {
     public var request: JSONValue
     /// The origin the client declared.
     public var origin: String?
+    /// Who asked: in prompts and statuses sent to an agent only. There,
+    /// `request` is the daemon's name for the request (`"op-N"`), unique
+    /// across requesters.
+    public var requester: Requester?
 
     public init(
         type: Kind, rpId: String?, rpName: String? = nil, userName: String? = nil, userDisplayName: String? = nil,
-        request: JSONValue, origin: String? = nil, action: String? = nil
+        request: JSONValue, origin: String? = nil, action: String? = nil, requester: Requester? = nil
     ) {
+        self.requester = requester
         self.type = type
         self.rpId = rpId
         self.action = action

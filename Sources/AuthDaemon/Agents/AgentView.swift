@@ -1,0 +1,80 @@
+import AuthProtocol
+
+/// What the agents were shown of one request: the name they know it by
+/// (`op-N`, unique across requesters, since two requesters' ids can be
+/// equal), and which agents must hear how it ends. Kept on the request,
+/// which is broker-confined.
+final class AgentView: @unchecked Sendable {
+    let token: JSONValue
+    /// The agents told about the request, by session id; emptied once
+    /// they are told it ended, so that they are told once.
+    private(set) var agents: [Int: Session] = [:]
+
+    init(token: JSONValue) { self.token = token }
+
+    /// Records that `agent` was shown the request; true the first time.
+    func show(to agent: Session) -> Bool {
+        agents.updateValue(agent, forKey: agent.id) == nil
+    }
+
+    /// Tells every agent shown the request that it ended, once.
+    func end(_ method: String, _ params: some Encodable) {
+        let told = agents.values
+        agents = [:]
+        guard !told.isEmpty else { return }
+        let line = RPCMessage.notification(method: method, params: encode(params)).line()
+        for agent in told { agent.send(line: line) }
+    }
+}
+
+extension Broker {
+    /// The view agents have of `operation`'s request, made when the first
+    /// agent is shown it. It tells them `operation.cancelled` when the
+    /// request is cancelled (the requester died or gave up, a timeout,
+    /// shutdown); `finish` tells them `operation.finished` otherwise.
+    func agentView(of operation: Operation) -> AgentView {
+        if let view = operation.request.agentView { return view }
+        let view = AgentView(token: .string("op-\(nextAgentToken)"))
+        nextAgentToken += 1
+        operation.request.agentView = view
+        operation.request.onCancel.append { [weak request = operation.request] in
+            let reason = request?.cancellation ?? RPCError(.cancelled, "cancelled")
+            view.end(Method.operationCancelled, OperationCancelled(request: view.token, reason: reason.reason ?? .cancelled, message: reason.message))
+        }
+        return view
+    }
+
+    /// The operation as its agent sees it: its name for the request, and
+    /// who asked.
+    func agentOperationInfo(_ operation: Operation, view: AgentView) -> OperationInfo {
+        var info = operation.info
+        info.request = view.token
+        info.requester = operation.session.requester
+        return info
+    }
+
+    /// Sends `operation.status` to the requester and, when the requester
+    /// leaves prompts to an agent, to its user's agent too: the touch cue
+    /// is for a person, and a headless requester has none to show it to.
+    func sendStatus(_ status: OperationStatus.Status, for operation: Operation, key: RegisteredKey?) {
+        sendStatus(status, request: operation.id, key: key, to: operation.session)
+        guard operation.session.leavesPromptsToAgent, let agent = agent(for: operation) else { return }
+        let view = agentView(of: operation)
+        _ = view.show(to: agent)
+        let params = OperationStatus(
+            request: view.token, status: status, authenticator: key?.id, operation: agentOperationInfo(operation, view: view))
+        agent.send(.notification(method: Method.operationStatus, params: encode(params)))
+    }
+
+    /// Tells the agents shown a request that ended without being cancelled
+    /// how it ended (a cancelled one told them already).
+    func tellAgentsFinished(_ request: InFlightRequest, _ outcome: Result<JSONValue, RPCError>) {
+        guard let view = request.agentView, request.cancellation == nil else { return }
+        switch outcome {
+        case .success:
+            view.end(Method.operationFinished, OperationFinished(request: view.token, succeeded: true))
+        case .failure(let error):
+            view.end(Method.operationFinished, OperationFinished(request: view.token, succeeded: false, reason: error.reason, message: error.message))
+        }
+    }
+}

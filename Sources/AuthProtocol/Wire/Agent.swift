@@ -1,0 +1,78 @@
+/// The session agent (authkeyd-protocol(7), "Agents"): a connection that
+/// answers the prompts of its user's requesters that cannot answer them
+/// themselves, as polkit's authentication agents and gpg-agent's pinentry do.
+
+/// Who made a request, as the kernel tells the daemon (`SO_PEERCRED`,
+/// `/proc/PID/comm`): what an agent shows so that the user knows which
+/// program wants their key. Sent to agents only, in `operation.requester`.
+public struct Requester: Codable, Sendable, Equatable {
+    public var pid: Int
+    public var uid: Int
+    /// The process's name (`/proc/PID/comm`), such as `sudo` or `ssh-sk-helper`.
+    public var command: String
+    /// The name the client gave in `hello`, if it gave one.
+    public var client: String?
+
+    public init(pid: Int, uid: Int, command: String, client: String? = nil) {
+        self.pid = pid
+        self.uid = uid
+        self.command = command
+        self.client = client
+    }
+}
+
+/// `agent.register`'s and `agent.unregister`'s result: whether this
+/// connection is now its user's agent.
+public struct AgentRegistration: Codable, Sendable, Equatable {
+    public var registered: Bool
+    /// The user whose requests the agent answers.
+    public var uid: Int?
+
+    public init(registered: Bool, uid: Int? = nil) {
+        self.registered = registered
+        self.uid = uid
+    }
+}
+
+/// `agent.replaced`: a newer agent registered for the same user; this
+/// connection is no longer asked (prompts it already holds stay its own).
+public struct AgentReplaced: Codable, Sendable, Equatable {
+    /// The new agent's process.
+    public var pid: Int
+
+    public init(pid: Int) { self.pid = pid }
+}
+
+/// `operation.cancelled`, to an agent: a request it was shown ended
+/// without finishing (its requester went away or cancelled it, it timed
+/// out, the daemon stops): drop its prompt. `request` is the agent's name
+/// for the request, as in the prompts' `operation.request`.
+public struct OperationCancelled: Codable, Sendable, Equatable {
+    public var request: JSONValue
+    /// The error reason the requester got, such as `cancelled` or `timeout`.
+    public var reason: ErrorReason
+    public var message: String
+
+    public init(request: JSONValue, reason: ErrorReason, message: String) {
+        self.request = request
+        self.reason = reason
+        self.message = message
+    }
+}
+
+/// `operation.finished`, to an agent: a request it was shown is over, and
+/// how (its requester has the result; the agent gets none of it).
+public struct OperationFinished: Codable, Sendable, Equatable {
+    public var request: JSONValue
+    public var succeeded: Bool
+    /// Why it failed, when it did.
+    public var reason: ErrorReason?
+    public var message: String?
+
+    public init(request: JSONValue, succeeded: Bool, reason: ErrorReason? = nil, message: String? = nil) {
+        self.request = request
+        self.succeeded = succeeded
+        self.reason = reason
+        self.message = message
+    }
+}
