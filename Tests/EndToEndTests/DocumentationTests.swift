@@ -92,6 +92,11 @@ import VirtualKey
         for member in members(of: Shapes.operationStatus) {
             #expect(page.entry(Method.operationStatus).words.contains(member), "authkeyd-protocol(7) does not give \(member) of operation.status")
         }
+        for (notification, example) in Shapes.agentNotifications {
+            for member in members(of: example) {
+                #expect(page.entry(notification).words.contains(member), "authkeyd-protocol(7) does not give \(member) of \(notification)")
+            }
+        }
         for (section, example) in Shapes.types {
             let entry = page.entry(section)
             #expect(!entry.lines.isEmpty, "authkeyd-protocol(7) has no section \(section)")
@@ -362,9 +367,16 @@ private enum Shapes {
         lastUsedAt: 0, signCount: 0)
     static let operation = OperationInfo(
         type: .management, rpId: "example.org", rpName: "Example", userName: "alice", userDisplayName: "Alice",
-        request: .integer(1), origin: "https://example.org", action: ManagementMethod.setPin)
+        request: .integer(1), origin: "https://example.org", action: ManagementMethod.setPin,
+        requester: Requester(pid: 1, uid: 0, command: "sudo", client: "test/1"))
     static let operationStatus = OperationStatus(
-        request: .integer(1), status: .sampleCaptured, authenticator: "v1", remainingSamples: 0, sampleStatus: 0)
+        request: .integer(1), status: .sampleCaptured, authenticator: "v1", remainingSamples: 0, sampleStatus: 0, operation: operation)
+    /// The notifications that only agents receive, each with an example.
+    static var agentNotifications: [String: Any] { [
+        AuthProtocol.Method.agentReplaced: AgentReplaced(pid: 1),
+        AuthProtocol.Method.operationCancelled: OperationCancelled(request: "op-1", reason: .cancelled, message: "gone"),
+        AuthProtocol.Method.operationFinished: OperationFinished(request: "op-1", succeeded: false, reason: .timeout, message: "late"),
+    ] }
     static let changedKey = AuthenticatorEvent(authenticator: key)
     static let fingerprint = Fingerprint(templateId: "AQ", name: "Thumb")
 
@@ -403,6 +415,8 @@ private enum Shapes {
             AuthProtocol.Method.listRegistrations: .init(result: RegistrationList(registrations: [registration])),
             AuthProtocol.Method.renameRegistration: .init(params: RenameRegistrationParams(id: "AQ", friendlyName: "Key")),
             AuthProtocol.Method.deleteRegistration: .init(params: RegistrationIDParams(id: "AQ")),
+            AuthProtocol.Method.registerAgent: .init(result: AgentRegistration(registered: true, uid: 1000)),
+            AuthProtocol.Method.unregisterAgent: .init(result: AgentRegistration(registered: false, uid: 1000)),
             ManagementMethod.setPin: .init(params: AuthenticatorParams(authenticator: "v1"), result: changedKey),
             ManagementMethod.changePin: .init(params: AuthenticatorParams(authenticator: "v1"), result: changedKey),
             ManagementMethod.pinRetries: .init(params: AuthenticatorParams(authenticator: "v1"), result: RetriesResult(pinRetries: 8, uvRetries: 8)),
