@@ -164,7 +164,14 @@ extension AuthClient {
             return setRequestHandler(nil)
         }
         setStatusObserver { @Sendable status in ui.statusChanged(status) }
-        setRequestHandler { method, params in
+        setRequestHandler(Self.requestHandler(answering: ui))
+    }
+
+    /// The handler that answers the daemon's prompts with `ui`: for a
+    /// client that wraps each answer (a session agent runs each in a task
+    /// it can cancel).
+    public static func requestHandler(answering ui: any AuthenticatorUI) -> RequestHandler {
+        { method, params in
             let reply: PromptReply
             do {
                 reply = try await Self.answer(method, params, ui: ui)

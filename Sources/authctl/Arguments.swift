@@ -26,7 +26,7 @@ struct Arguments {
     /// `--rp` names one relying party for most commands, and several for
     /// `config min-pin-length`; `single` refuses a second where one is meant.
     static let repeatable: Set<String> = ["credential", "transaction", "rp"]
-    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change"]
+    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change", "once"]
 
     init(_ arguments: [String]) throws(UsageError) {
         var words = CommandLineScanner(arguments)

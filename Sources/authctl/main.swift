@@ -5,6 +5,8 @@ import Dispatch
 import Glibc
 import SystemKit
 
+let authctlVersion = "0.1.0"
+
 let usage = """
     Usage: authctl [--socket PATH] [--json] COMMAND [ARGUMENTS]
 
@@ -20,6 +22,9 @@ let usage = """
       registrations list | rename ID NAME | delete ID
                             authkeyd's record of your registrations; ID may
                             be the start of a credential id, as list shows it
+      agent [--once]        answer, at this terminal, the prompts of your
+                            programs that cannot ask (scripts, services,
+                            OpenSSH's provider); --once: for one request
 
     Key management (authkeyd's admins only; ID as authctl list shows it):
       pin set ID | change ID | retries ID
@@ -93,7 +98,7 @@ do { arguments = try Arguments(Array(CommandLine.arguments.dropFirst())) } catch
     fail("\(error)\n\n\(usage)", .usage)
 }
 if arguments.help { print(usage); exit(0) }
-if arguments.version { print("authctl 0.1.0 (protocol \(protocolVersion))"); exit(0) }
+if arguments.version { print("authctl \(authctlVersion) (protocol \(protocolVersion))"); exit(0) }
 guard let command = arguments.subcommand else { fail("no command given\n\n\(usage)", .usage) }
 
 let socketPath = arguments.socket ?? AuthClient.defaultSocketPath(environment: currentEnvironment())
