@@ -20,7 +20,7 @@ _authctl() {
         words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
     fi
 
-    local commands="list info watch select register assert registrations pin reset credentials fingerprints config"
+    local commands="list info watch select register assert registrations agent pin reset credentials fingerprints config"
     local global="--socket --json --help --version"
 
     # The values options take.
@@ -32,6 +32,7 @@ _authctl() {
         --algorithm) COMPREPLY=($(compgen -W "es256 eddsa rs256 eddsa,es256" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "fido2-tools" -- "$cur")); return ;;
         --pin-fd) COMPREPLY=($(compgen -W "0 3 4 5" -- "$cur")); return ;;
+        --pinentry) COMPREPLY=($(compgen -c -- "${cur:-pinentry}" | sort -u)); return ;;
         --rp | --rp-name | --user | --display-name | --user-id | --challenge | --origin | --name | \
             --credential | --transaction | --timeout) return ;;
     esac
@@ -40,7 +41,7 @@ _authctl() {
     local command="" operands=() i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --socket | --authenticator | --uv | --attestation | --algorithm | --format | --pin-fd | --rp | --rp-name | --user | \
+            --socket | --authenticator | --uv | --attestation | --algorithm | --format | --pin-fd | --pinentry | --rp | --rp-name | --user | \
                 --display-name | --user-id | --challenge | --origin | --name | --credential | --transaction | --timeout)
                 ((i++)) ;;
             -*) ;;
@@ -60,6 +61,7 @@ _authctl() {
             options="--rp --credential --transaction --user --challenge --origin --uv --authenticator --pin-fd --yes
                 --no --format --timeout" ;;
         registrations) [[ ${#operands[@]} -eq 0 ]] && choices="list rename delete" ;;
+        agent) options="--once --desktop --pinentry" ;;
         pin)
             options="--pin-fd"
             case ${#operands[@]} in 0) choices="set change retries" ;; 1) choices=$(_authctl_keys) ;; esac ;;

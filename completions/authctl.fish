@@ -19,7 +19,7 @@ function __authctl_words
     set -l words (commandline -opc)
     set -e words[1]
     set -l valued --socket --timeout --rp --rp-name --user --display-name --user-id --challenge --origin --uv \
-        --attestation --algorithm --authenticator --name --pin-fd --format --credential --transaction
+        --attestation --algorithm --authenticator --name --pin-fd --pinentry --format --credential --transaction
     set -l skip 0
     for word in $words
         if test $skip = 1
@@ -57,6 +57,7 @@ complete -c authctl -n __authctl_needs_command -a select -d 'touch-to-select a k
 complete -c authctl -n __authctl_needs_command -a register -d 'register a credential (WebAuthn create)'
 complete -c authctl -n __authctl_needs_command -a assert -d 'authenticate with a credential (WebAuthn get)'
 complete -c authctl -n __authctl_needs_command -a registrations -d "authkeyd's record of your registrations"
+complete -c authctl -n __authctl_needs_command -a agent -d 'answer the prompts of programs that cannot ask'
 complete -c authctl -n __authctl_needs_command -a pin -d "set or change a key's PIN, or show the attempts left"
 complete -c authctl -n __authctl_needs_command -a reset -d 'erase every credential on a key'
 complete -c authctl -n __authctl_needs_command -a credentials -d 'the discoverable credentials on a key'
@@ -93,6 +94,9 @@ complete -c authctl -n '__authctl_using assert' -l transaction -x -d 'a detail t
 complete -c authctl -n '__authctl_using assert' -l user -x -d 'the account, when the key holds several'
 
 complete -c authctl -n '__authctl_using registrations 0' -a 'list rename delete'
+complete -c authctl -n '__authctl_using agent' -l once -d 'answer for one request, then exit'
+complete -c authctl -n '__authctl_using agent' -l desktop -d 'desktop dialogs: pinentry, zenity, notifications'
+complete -c authctl -n '__authctl_using agent' -l pinentry -x -a '(__fish_complete_command)' -d 'the pinentry program'
 
 # Key management.
 for command in pin credentials fingerprints config

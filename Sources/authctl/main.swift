@@ -22,9 +22,12 @@ let usage = """
       registrations list | rename ID NAME | delete ID
                             authkeyd's record of your registrations; ID may
                             be the start of a credential id, as list shows it
-      agent [--once]        answer, at this terminal, the prompts of your
-                            programs that cannot ask (scripts, services,
-                            OpenSSH's provider); --once: for one request
+      agent [--once] [--desktop [--pinentry PROGRAM]]
+                            answer the prompts of your programs that cannot
+                            ask (scripts, services, OpenSSH's provider, the
+                            PAM module): at this terminal, or with desktop
+                            dialogs (pinentry, zenity, notifications);
+                            --once: for one request
 
     Key management (authkeyd's admins only; ID as authctl list shows it):
       pin set ID | change ID | retries ID

@@ -1,25 +1,31 @@
 import AuthClient
 import AuthProtocol
+import SystemKit
 
-/// `authctl agent [--once]`: the session agent for the terminal it runs
-/// on. It answers the security-key prompts of the user's programs that
-/// cannot ask themselves (a script, a service, the OpenSSH provider),
-/// as pkttyagent does for polkit.
+/// `authctl agent [--once] [--desktop [--pinentry PROGRAM]]`: the session
+/// agent. It answers the security-key prompts of the user's programs that
+/// cannot ask themselves (a script, a service, the OpenSSH provider, the
+/// PAM module), as pkttyagent and polkit's desktop agents do for polkit:
+/// at the terminal it runs on, or (`--desktop`) with the desktop's dialogs.
 struct AgentCommand: Sendable {
-    static let options: Set<String> = ["once"]
+    static let options: Set<String> = ["once", "desktop", "pinentry"]
     let once: Bool
+    let desktop: Bool
+    let pinentry: String
 
     init(_ arguments: Arguments) throws(UsageError) {
         try arguments.check("agent", takes: Self.options)
         guard arguments.operands.isEmpty else { throw UsageError("agent takes no operands") }
         once = arguments.flags.contains("once")
+        desktop = arguments.flags.contains("desktop")
+        let program = try arguments.single("pinentry")
+        guard program == nil || desktop else { throw UsageError("--pinentry goes with --desktop") }
+        // Debian's `pinentry` alternative: the pinentry the user chose for GnuPG.
+        pinentry = program ?? "pinentry"
     }
 
     func run(_ client: AuthClient) async throws(AuthClientError) {
-        guard let terminal = Terminal.open() else {
-            fail("agent asks its questions at a terminal, and has none: run it in one", .unavailable)
-        }
-        let ending = try await AgentLoop(client: client, frontEnd: TerminalAgent(terminal: terminal), once: once).run()
+        let ending = try await AgentLoop(client: client, frontEnd: frontEnd(), once: once).run()
         switch ending {
         case .replaced, .served(succeeded: true):
             return
@@ -28,5 +34,22 @@ struct AgentCommand: Sendable {
         case .daemonGone:
             fail("authkeyd closed the connection; no agent is registered now", .unavailable)
         }
+    }
+
+    /// The desktop's dialogs where a display is set; the terminal otherwise,
+    /// as pinentry falls back to curses.
+    private func frontEnd() -> any AgentFrontEnd {
+        let display = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environmentVariable($0) ?? "").isEmpty }
+        if desktop && display { return DesktopAgent(pinentry: pinentry) }
+        guard let terminal = Terminal.open() else {
+            if desktop {
+                fail("agent --desktop: no display (DISPLAY and WAYLAND_DISPLAY are unset) and no terminal to ask at instead", .unavailable)
+            }
+            fail("agent asks its questions at a terminal, and has none: run it in one, or use --desktop in a graphical session", .unavailable)
+        }
+        if desktop {
+            terminal.announce("authctl agent: no display (DISPLAY and WAYLAND_DISPLAY are unset): asking at this terminal instead.\n")
+        }
+        return TerminalAgent(terminal: terminal)
     }
 }

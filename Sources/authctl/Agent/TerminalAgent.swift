@@ -44,7 +44,7 @@ final class TerminalAgent: AgentFrontEnd {
             defer { state.announced[notice.request] = nil }
             return state.announced[notice.request]
         }
-        terminal.announce("── \(Self.who(requester ?? nil)): cancelled: \(printable(notice.message))\n")
+        terminal.announce("── \(RequestWording.who(requester ?? nil)): cancelled: \(printable(notice.message))\n")
         if state.withLock({ $0.asking == notice.request }) { terminal.abandonQuestion() }
     }
 
@@ -55,7 +55,7 @@ final class TerminalAgent: AgentFrontEnd {
             return state.announced[notice.request]
         }
         let outcome = notice.succeeded ? "done" : "failed: \(printable(notice.message ?? notice.reason?.rawValue ?? "an error"))"
-        terminal.announce("── \(Self.who(requester ?? nil)): \(outcome)\n")
+        terminal.announce("── \(RequestWording.who(requester ?? nil)): \(outcome)\n")
     }
 
     func statusChanged(_ status: OperationStatus) {
@@ -134,24 +134,6 @@ final class TerminalAgent: AgentFrontEnd {
             return true
         }
         guard isNew else { return }
-        terminal.announce("── \(Self.who(operation.requester)) wants to \(Self.purpose(of: operation)) with your security key\n")
-    }
-
-    /// "python3 (pid 4242, uid 1000)": the program, as the kernel names it.
-    static func who(_ requester: Requester?) -> String {
-        guard let requester else { return "a program" }
-        let client = requester.client.map { ", \(printable($0))" } ?? ""
-        return "\(printable(requester.command)) (pid \(requester.pid), uid \(requester.uid)\(client))"
-    }
-
-    /// "register at example.org as alice", "sign in to example.org", …
-    static func purpose(of operation: OperationInfo) -> String {
-        let site = printable(operation.rpId ?? "a site")
-        let user = operation.userName.map { " as \(printable($0))" } ?? ""
-        switch operation.type {
-        case .registration: return "register at \(site)\(user)"
-        case .authentication: return "sign in to \(site)\(user)"
-        case .management: return "manage the key (\(printable(operation.action ?? "management")))"
-        }
+        terminal.announce("── \(RequestWording.who(operation.requester)) wants to \(RequestWording.purpose(of: operation)) with your security key\n")
     }
 }

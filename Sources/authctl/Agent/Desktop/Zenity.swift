@@ -1,0 +1,68 @@
+import SystemKit
+
+/// The lists and the text entry, drawn by `zenity` (GTK): the key list,
+/// the account chooser and the key's name. zenity prints the choice on its
+/// standard output and exits 0; Cancel, Escape or closing the window exit
+/// 1, and a run that failed exits otherwise: all three are "no answer".
+struct Zenity: Sendable {
+    let program: String
+
+    /// One row of a list: what zenity prints when it is chosen, and the
+    /// cells the user sees.
+    struct Row: Sendable {
+        var value: String
+        var cells: [String]
+    }
+
+    /// A single-choice list (radio buttons, `selected` chosen at first);
+    /// the chosen row's value.
+    func choose(
+        title: String, text: String, columns: [String], rows: [Row], selected: Int, in dialog: Dialog
+    ) -> String? {
+        var arguments = [
+            "--list", "--radiolist", "--title=\(title)", "--text=\(Self.markupEscaped(text))", "--width=560", "--height=340",
+            "--column=", "--column=value", "--hide-column=2", "--print-column=2",
+        ]
+        arguments += columns.map { "--column=\($0)" }
+        for (index, row) in rows.enumerated() {
+            arguments += [index == selected ? "TRUE" : "FALSE", row.value]
+            arguments += (0..<columns.count).map { $0 < row.cells.count ? row.cells[$0] : "" }
+        }
+        return run(arguments, in: dialog)
+    }
+
+    /// A line of text, `suggestion` filled in.
+    func enterText(title: String, text: String, suggestion: String?, in dialog: Dialog) -> String? {
+        run(["--entry", "--title=\(title)", "--text=\(Self.markupEscaped(text))", "--entry-text=\(suggestion ?? "")", "--width=420"], in: dialog)
+    }
+
+    /// What zenity printed, without its line feed, when it exited 0.
+    private func run(_ arguments: [String], in dialog: Dialog) -> String? {
+        guard !dialog.isAbandoned else { return nil }
+        // NO_AT_BRIDGE: no accessibility bus to complain about where none runs.
+        guard let process = try? ChildProcess(
+            program, arguments, environment: ["NO_AT_BRIDGE": "1"], standardOutput: .pipe, standardError: .null)
+        else { return nil }
+        dialog.showing { process.terminate() }
+        let output = process.readAllOutput(limit: 64 * 1024)
+        guard process.wait() == .exited(0), let output else { return nil }
+        var text = String(decoding: output, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    /// zenity's `--text` is Pango markup: a relying party's or a program's
+    /// name is shown as written, never as markup.
+    static func markupEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
