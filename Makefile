@@ -8,7 +8,7 @@ BUILD_LOG := .build/build.log
 # one daemon).
 DOCUMENTATION_TESTS = $(SWIFT) test --skip-build --filter EndToEndTests.DocumentationTests
 
-.PHONY: all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
+.PHONY: agent-screens all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
 
 all: build
 
@@ -54,6 +54,15 @@ bench-quick: deps
 	@mkdir -p .build
 	scripts/bench --quick > .build/BENCHMARKS.quick.md
 	@cat .build/BENCHMARKS.quick.md
+
+# The desktop agent's dialogs under Xvfb, answered with xdotool (the
+# end-to-end AgentDesktopTests): every screen in .build/agent-screens/,
+# and the two the README shows copied into docs/.
+agent-screens: build
+	scripts/rp-venv
+	$(SWIFT) test --skip-build --filter EndToEndTests.AgentDesktopTests
+	cp .build/agent-screens/2-pin.png docs/agent-pin.png
+	cp .build/agent-screens/5-transaction.png docs/agent-transaction.png
 
 # The kernel path in a QEMU guest: the virtual key as a UHID device, found
 # through libfido2's manifest and udev events, used through hidraw.

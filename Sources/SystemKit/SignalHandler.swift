@@ -14,3 +14,12 @@ public func setSignalHandler(_ number: Int32, _ handler: SignalHandler?) -> Sign
     precondition(previous.map { unsafeBitCast($0, to: Int.self) } != -1, "signal: \(number) cannot be handled")
     return previous
 }
+
+/// Writing to a pipe whose reader has gone fails with EPIPE instead of
+/// killing the process with SIGPIPE: for a program that talks to helpers
+/// over pipes (the desktop agent's pinentry), whose death is an answer
+/// ("cancelled"), not a reason to die. Children started by `ChildProcess`
+/// get the default back.
+public func ignoreBrokenPipes() {
+    _ = signal(SIGPIPE, SIG_IGN)
+}

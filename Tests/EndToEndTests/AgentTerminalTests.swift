@@ -182,4 +182,28 @@ import Testing
         #expect(status == 0, "\(transcript)")
         #expect(transcript.contains("done"))
     }
+
+    /// `--desktop` with no display asks at the terminal instead, as
+    /// pinentry falls back to curses; with neither, it says why it cannot.
+    @Test func theDesktopAgentWithoutADisplayAsksAtTheTerminal() async throws {
+        let daemon = try DaemonProcess(["--virtual-key", "name=Plain key"])
+        defer { _ = daemon.stop() }
+        _ = try await daemon.waitForKeys(1)
+        let noDisplay = ["/usr/bin/env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY"]
+        let agent = try TerminalSession(noDisplay + [builtProduct("authctl"), "--socket", daemon.socketPath, "agent", "--desktop", "--once"])
+        #expect(agent.waitFor("no display (DISPLAY and WAYLAND_DISPLAY are unset): asking at this terminal instead"))
+        try #require(agent.waitFor("authctl agent: answering"))
+        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams())
+        #expect(agent.waitFor("Name this security key [Plain key]: "))
+        agent.type("at the terminal")
+        #expect(try Self.reply(of: requester)["result"]?["registration"]?["friendlyName"] == "at the terminal")
+        #expect(agent.finish().status == 0)
+
+        let headless = try StartedProgram(
+            "/usr/bin/env", ["-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", builtProduct("authctl"), "--socket", daemon.socketPath, "agent", "--desktop"],
+            newSession: true)
+        let run = headless.finish(within: .seconds(10))
+        #expect(run.status == 69, "EX_UNAVAILABLE: \(run)")
+        #expect(run.standardError.contains("no display (DISPLAY and WAYLAND_DISPLAY are unset) and no terminal"), "\(run)")
+    }
 }

@@ -24,6 +24,9 @@ final class DesktopAgent: AgentFrontEnd {
         self.pinentry = pinentry
         self.zenity = Zenity(program: zenity)
         self.notifications = notifications
+        // A pinentry closed under a question (its request was cancelled)
+        // must not take the agent with it when the agent says goodbye.
+        ignoreBrokenPipes()
     }
 
     // MARK: - Notices
@@ -62,13 +65,15 @@ final class DesktopAgent: AgentFrontEnd {
     // MARK: - Prompts
 
     func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {
-        let rows = authenticators.map { key in
+        // Touching the key meant is the daemon's own answer: first, so
+        // that OK alone gives it.
+        let rows = [Zenity.Row(value: "touch", cells: ["Touch the key you mean", "", ""])] + authenticators.map { key in
             Zenity.Row(value: key.id, cells: [key.name ?? key.product, "\(key.product) (\(key.transport.rawValue))", key.id])
-        } + [Zenity.Row(value: "touch", cells: ["Touch the key you mean", "", ""])]
+        }
         let answer = await ask(for: operation, "choose a security key") { [zenity] dialog in
             zenity.choose(
                 title: "authkeyd: choose a security key", text: "\(RequestWording.sentence(operation)).\n\nWhich security key?",
-                columns: ["Key", "Product", "Id"], rows: rows, selected: 0, in: dialog)
+                columns: ["Key", "Product", "Id"], rows: rows, in: dialog)
         }
         switch answer {
         case nil: return nil
@@ -111,7 +116,7 @@ final class DesktopAgent: AgentFrontEnd {
         case .required:
             return ("Enter the PIN of your security key “\(key)”\(left).", nil, nil)
         case .invalid:
-            return ("Enter the PIN of your security key “\(key)”\(left).", "Wrong PIN\(left)", nil)
+            return ("Enter the PIN of your security key “\(key)”\(left).", "Wrong PIN", nil)
         case .current:
             return ("Enter the current PIN of your security key “\(key)”\(left).", nil, nil)
         case .new:
@@ -164,7 +169,7 @@ final class DesktopAgent: AgentFrontEnd {
             zenity.choose(
                 title: "authkeyd: choose an account",
                 text: "\(RequestWording.sentence(operation)).\n\nYour security key holds several accounts there. Which one?",
-                columns: ["Account", "Name"], rows: rows, selected: 0, in: dialog)
+                columns: ["Account", "Name"], rows: rows, in: dialog)
         }
         return answer.flatMap { id in credentials.contains { $0.id == id } ? id : nil }
     }
@@ -176,6 +181,8 @@ final class DesktopAgent: AgentFrontEnd {
         for operation: OperationInfo, _ what: String, _ show: @escaping @Sendable (Dialog) -> T?
     ) async -> T? {
         let dialog = Dialog()
+        // The key is not waiting for a touch while its user is asked.
+        notifications.close(for: Self.key(operation.request))
         note("\(Self.key(operation.request)): \(RequestWording.sentence(operation)): asking to \(what)")
         return await withTaskCancellationHandler {
             await onOwnThread { [conversation] () -> T? in

@@ -56,8 +56,8 @@ final class DesktopNotifications: Sendable {
 
     /// `(uint32 7,)`, Notify's reply as gdbus prints it: 7.
     static func notificationID(_ reply: String) -> UInt32? {
-        let digits = reply.drop { !$0.isNumber }.prefix { $0.isNumber }
-        return UInt32(digits)
+        guard let type = reply.firstRange(of: "uint32 ") else { return nil }
+        return UInt32(reply[type.upperBound...].prefix { $0.isNumber })
     }
 
     /// A string in GVariant's text form, so that gdbus takes a summary or a

@@ -14,21 +14,22 @@ struct Zenity: Sendable {
         var cells: [String]
     }
 
-    /// A single-choice list (radio buttons, `selected` chosen at first);
-    /// the chosen row's value.
-    func choose(
-        title: String, text: String, columns: [String], rows: [Row], selected: Int, in dialog: Dialog
-    ) -> String? {
+    /// A single-choice list; the chosen row's value, or the first row's
+    /// when OK is pressed with none chosen (the first row is the answer
+    /// the daemon itself would give). Double-clicking a row, or Return on
+    /// it, chooses it.
+    func choose(title: String, text: String, columns: [String], rows: [Row], in dialog: Dialog) -> String? {
         var arguments = [
-            "--list", "--radiolist", "--title=\(title)", "--text=\(Self.markupEscaped(text))", "--width=560", "--height=340",
-            "--column=", "--column=value", "--hide-column=2", "--print-column=2",
+            "--list", "--title=\(title)", "--text=\(Self.markupEscaped(text))", "--width=560", "--height=340",
+            "--column=value", "--hide-column=1", "--print-column=1",
         ]
         arguments += columns.map { "--column=\($0)" }
-        for (index, row) in rows.enumerated() {
-            arguments += [index == selected ? "TRUE" : "FALSE", row.value]
+        for row in rows {
+            arguments.append(row.value)
             arguments += (0..<columns.count).map { $0 < row.cells.count ? row.cells[$0] : "" }
         }
-        return run(arguments, in: dialog)
+        guard let chosen = run(arguments, in: dialog) else { return nil }
+        return chosen.isEmpty ? rows.first?.value : chosen
     }
 
     /// A line of text, `suggestion` filled in.
