@@ -63,15 +63,6 @@ final class DesktopNotifications: Sendable {
     /// A string in GVariant's text form, so that gdbus takes a summary or a
     /// program's name as text whatever it holds.
     static func gvariantString(_ text: String) -> String {
-        var quoted = "'"
-        for character in text {
-            switch character {
-            case "'": quoted += "\\'"
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            default: quoted.append(character)
-            }
-        }
-        return quoted + "'"
+        "'" + text.replacingEach(["'": "\\'", "\\": "\\\\", "\n": "\\n"]) + "'"
     }
 }

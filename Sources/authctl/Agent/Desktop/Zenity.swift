@@ -55,15 +55,18 @@ struct Zenity: Sendable {
     /// zenity's `--text` is Pango markup: a relying party's or a program's
     /// name is shown as written, never as markup.
     static func markupEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
-            }
+        text.replacingEach(["&": "&amp;", "<": "&lt;", ">": "&gt;"])
+    }
+}
+
+extension String {
+    /// The text with each character that `table` names replaced by its
+    /// entry: escaping for one dialog program or another.
+    func replacingEach(_ table: [Character: String]) -> String {
+        var replaced = ""
+        for character in self {
+            if let replacement = table[character] { replaced += replacement } else { replaced.append(character) }
         }
-        return escaped
+        return replaced
     }
 }
