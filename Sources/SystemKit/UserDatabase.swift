@@ -12,6 +12,37 @@ public enum UserDatabase {
         } keeping: { $0.pw_uid }
     }
 
+    /// A user's account: what access policy is decided on.
+    public struct Account: Sendable, Equatable {
+        public var name: String
+        public var uid: uid_t
+        public var gid: gid_t
+        public var home: String
+        /// Every group the user is in, the primary one included (`getgrouplist`).
+        public var groups: [gid_t]
+    }
+
+    /// The account called `name`; nil when there is none.
+    public static func account(named name: String) -> Account? {
+        let entry = lookUp(sizeHint: Int(_SC_GETPW_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<passwd>, buffer, size, result) in
+            getpwnam_r(name, entry, buffer, size, &result)
+        } keeping: { (uid: $0.pw_uid, gid: $0.pw_gid, home: String(cString: $0.pw_dir)) }
+        guard let entry else { return nil }
+        return Account(name: name, uid: entry.uid, gid: entry.gid, home: entry.home, groups: groups(of: name, primary: entry.gid))
+    }
+
+    /// The groups `name` is in (`getgrouplist`), growing the list while it is too short.
+    private static func groups(of name: String, primary: gid_t) -> [gid_t] {
+        var count: Int32 = 32
+        while count <= 65_536 {
+            var groups = [gid_t](repeating: 0, count: Int(count))
+            var found = count
+            if getgrouplist(name, primary, &groups, &found) != -1 { return Array(groups.prefix(Int(found))) }
+            count = max(found, count * 2)
+        }
+        return [primary]
+    }
+
     /// The gid of the group called `name`; nil when there is none.
     public static func groupID(named name: String) -> gid_t? {
         lookUp(sizeHint: Int(_SC_GETGR_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<group>, buffer, size, result) in

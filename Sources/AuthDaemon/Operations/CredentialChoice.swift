@@ -18,7 +18,7 @@ extension Broker {
             throw RPCError(.deviceError, "authenticating: the key answered without an assertion")
         }
         guard statements.count > 1 else { return newest }
-        let registrations = (try? store?.registrations(for: operation.session.peer.uid)) ?? []
+        let registrations = (try? store?.registrations(for: operation.owner)) ?? []
         let choices = statements.map { statement in
             Self.choice(for: statement, registration: registrations.first { $0.id == Base64URL.encode(statement.credentialID) })
         }

@@ -17,7 +17,7 @@ extension Broker {
             if let holding = requirements.holding, !holding.credentialIDs.isEmpty, candidates.count > 1 {
                 let probed = await probe(candidates, for: holding.credentialIDs, rpID: holding.rpID, operation: operation)
                 candidates = probed.candidates
-                label(probed.holding, for: operation.session.peer.uid)
+                label(probed.holding, for: operation.owner)
             }
             key = try await chooseKey(from: candidates, for: operation)
         }

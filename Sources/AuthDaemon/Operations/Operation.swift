@@ -13,16 +13,17 @@ final class Operation: @unchecked Sendable {
     var info: OperationInfo
     let deadline: ContinuousClock.Instant
     /// The user the operation is for: whose registrations, policy and
-    /// agent apply. The caller's own uid.
+    /// agent apply. The caller's own uid, or the user a root caller acts
+    /// for (`onBehalfOf`).
     let owner: uid_t
 
-    init(id: RPCID, session: Session, request: InFlightRequest, info: OperationInfo, timeout: Duration) {
+    init(id: RPCID, session: Session, request: InFlightRequest, info: OperationInfo, timeout: Duration, owner: uid_t? = nil) {
         self.id = id
         self.session = session
         self.request = request
         self.info = info
         deadline = ContinuousClock.now + timeout
-        owner = session.peer.uid
+        self.owner = owner ?? session.peer.uid
     }
 
     /// Time left, at least a millisecond (a timeout of 0 means "forever" to libfido2).

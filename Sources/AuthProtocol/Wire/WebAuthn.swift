@@ -126,6 +126,11 @@ public struct GetParams: Codable, Sendable, Equatable {
     /// authenticator data's UP flag is 0, as OpenSSH asks for keys made
     /// with `no-touch-required`. Absent or true: a touch, as WebAuthn has it.
     public var userPresence: Bool?
+    /// The user name the request is for, when the caller acts for someone
+    /// else (the PAM module inside sudo, as root, for the user it
+    /// authenticates): their policy, registrations and session agent
+    /// apply. Only root and authkeyd's admins may give it.
+    public var onBehalfOf: String?
 
     public init(challenge: Base64URLBytes?, rpId: String?) {
         self.challenge = challenge
