@@ -20,6 +20,9 @@ let package = Package(
         // ssh-sk-helper. Installed built with -static-stdlib, so that it
         // needs only Debian's libraries.
         .library(name: "authkeyd-sk", type: .dynamic, targets: ["authkeyd-sk"]),
+        // The PAM module (pam_authkeyd.so): pam_u2f's job through the
+        // broker. Installed built as the provider is.
+        .library(name: "pam_authkeyd", type: .dynamic, targets: ["pam_authkeyd"]),
     ],
     targets: [
         // Debian's C libraries.
@@ -36,6 +39,9 @@ let package = Package(
         // OpenSSH's security-key middleware API (version 10), declared by
         // the project from its documentation: the structs the provider fills.
         .systemLibrary(name: "CSSHSecurityKeyAPI", path: "Sources/CSSHSecurityKeyAPI"),
+
+        // Debian's libpam, as a PAM module calls it.
+        .systemLibrary(name: "CPAM", path: "Sources/CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
 
         // Linux calls Swift cannot import as they are (variadic prctl).
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
@@ -86,8 +92,23 @@ let package = Package(
             name: "authkeyd-sk", dependencies: ["CSSHSecurityKeyAPI", "SSHSecurityKey", "SystemKit"], path: "Sources/authkeyd-sk",
             linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]),
 
+        // The PAM module's work, apart from libpam so that its tests need
+        // no PAM stack: pam_u2f's authfiles and options, the request, the
+        // check of the answer. No Foundation (it runs inside sudo).
+        .target(name: "PAMAuthkeyd", dependencies: ["AuthClient", "AuthProtocol", "Crypto", "PAMAuthFile", "SystemKit"]),
+        // pam_u2f's authfile: read by the module, written by `authctl pam
+        // register` (which links no libcrypto, so this module does not either).
+        .target(name: "PAMAuthFile", dependencies: ["AuthProtocol", "CBOR"]),
+        // The PAM entry points (pam_sm_authenticate, pam_sm_setcred), the
+        // conversation and the authfile read as the user. Linked `-z
+        // nodelete`, as the provider: pam_end dlcloses modules while the
+        // Swift runtime's threads may still run.
+        .target(
+            name: "pam_authkeyd", dependencies: ["CPAM", "PAMAuthFile", "PAMAuthkeyd", "SystemKit"], path: "Sources/pam_authkeyd",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]),
+
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "SystemKit"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
             name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "VirtualKeyDevice", "AuthClient", "AuthProtocol", "SystemKit"],
@@ -123,6 +144,8 @@ let package = Package(
             name: "SSHSecurityKeyTests",
             dependencies: ["SSHSecurityKey", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
+        // The PAM module's authfile, options and checks, without a PAM stack.
+        .testTarget(name: "PAMAuthkeydTests", dependencies: ["PAMAuthkeyd", "PAMAuthFile", "AuthProtocol", "Crypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

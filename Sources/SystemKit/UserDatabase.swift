@@ -31,6 +31,14 @@ public enum UserDatabase {
         return Account(name: name, uid: entry.uid, gid: entry.gid, home: entry.home, groups: groups(of: name, primary: entry.gid))
     }
 
+    /// The account whose uid is `uid`; nil when there is none.
+    public static func account(uid: uid_t) -> Account? {
+        let name = lookUp(sizeHint: Int(_SC_GETPW_R_SIZE_MAX)) { (entry: UnsafeMutablePointer<passwd>, buffer, size, result) in
+            getpwuid_r(uid, entry, buffer, size, &result)
+        } keeping: { String(cString: $0.pw_name) }
+        return name.flatMap { account(named: $0) }
+    }
+
     /// The groups `name` is in (`getgrouplist`), growing the list while it is too short.
     private static func groups(of name: String, primary: gid_t) -> [gid_t] {
         var count: Int32 = 32
@@ -76,4 +84,12 @@ public enum UserDatabase {
         }
         return nil
     }
+}
+
+/// This machine's name (`gethostname`), as pam_u2f puts it in its default
+/// origin `pam://NAME`; "localhost" if it cannot be read.
+public func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -34,7 +34,7 @@ final class AccountChoice: Sendable {
                 "the key holds \(credentials.count) credentials for \(site) (\(Self.accounts(credentials))); choose one with --user NAME",
                 .cancelled)
         }
-        return await onOwnThread { terminal.chooseAccount(credentials, operation: operation) }
+        return await runOnOwnThread { terminal.chooseAccount(credentials, operation: operation) }
     }
 
     private func refuse(_ message: String, _ reason: ErrorReason) -> String? {

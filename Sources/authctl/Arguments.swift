@@ -21,12 +21,12 @@ struct Arguments {
     /// given, and options that are flags.
     static let valued: Set<String> = [
         "socket", "timeout", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "uv",
-        "attestation", "authenticator", "name", "pin-fd", "format", "algorithm", "pinentry",
+        "attestation", "authenticator", "name", "pin-fd", "format", "algorithm", "pinentry", "appid", "authfile",
     ]
     /// `--rp` names one relying party for most commands, and several for
     /// `config min-pin-length`; `single` refuses a second where one is meant.
     static let repeatable: Set<String> = ["credential", "transaction", "rp"]
-    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change", "once", "desktop"]
+    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change", "once", "desktop", "no-presence", "verification", "pin-verification", "print"]
 
     init(_ arguments: [String]) throws(UsageError) {
         var words = CommandLineScanner(arguments)

@@ -21,7 +21,7 @@ struct CommandLineUI: AuthenticatorUI {
         cues.forget()
         if let id = answers.authenticator { return .authenticator(id: id) }
         guard let terminal else { return nil }
-        return await onOwnThread { terminal.chooseAuthenticator(authenticators, operation: operation) }
+        return await runOnOwnThread { terminal.chooseAuthenticator(authenticators, operation: operation) }
     }
 
     func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String? {
@@ -32,9 +32,9 @@ struct CommandLineUI: AuthenticatorUI {
         if let pins = answers.pins {
             // A script learns why its new PIN was refused before the next line is read.
             if let refusal { writeToStandardError("authctl: the key refused the new PIN (\(refusal))\n") }
-            pin = await onOwnThread { pins.next() }
+            pin = await runOnOwnThread { pins.next() }
         } else if let terminal {
-            pin = await onOwnThread { [newPINRules] in
+            pin = await runOnOwnThread { [newPINRules] in
                 terminal.enterPIN(
                     for: authenticator, operation: operation, reason: reason, retries: retries, rules: newPINRules, refusal: refusal)
             }
@@ -49,14 +49,14 @@ struct CommandLineUI: AuthenticatorUI {
         cues.forget()
         if let confirmation = answers.confirmation { return confirmation }
         guard let terminal else { return false }
-        return await onOwnThread { terminal.confirm(transaction, operation: operation) }
+        return await runOnOwnThread { terminal.confirm(transaction, operation: operation) }
     }
 
     func describeAuthenticator(_ authenticator: Authenticator, operation: OperationInfo, suggestion: String?) async -> String? {
         cues.forget()
         if let name = answers.friendlyName { return name }
         guard let terminal else { return nil }
-        return await onOwnThread { terminal.nameAuthenticator(suggestion: suggestion) }
+        return await runOnOwnThread { terminal.nameAuthenticator(suggestion: suggestion) }
     }
 
     func selectCredential(

@@ -16,10 +16,12 @@ extension KeyCredentialsCommand: Subcommand {}
 extension FingerprintsCommand: Subcommand {}
 extension ConfigCommand: Subcommand {}
 extension AgentCommand: Subcommand {}
+extension PAMCommand: Subcommand {}
 
 /// Those subcommands, by name.
 let subcommands: [String: any Subcommand.Type] = [
     "register": RegisterCommand.self, "assert": AssertCommand.self, "registrations": RegistrationsCommand.self,
     "pin": PINCommand.self, "reset": ResetCommand.self, "credentials": KeyCredentialsCommand.self,
     "fingerprints": FingerprintsCommand.self, "config": ConfigCommand.self, "agent": AgentCommand.self,
+    "pam": PAMCommand.self,
 ]

@@ -28,6 +28,14 @@ let usage = """
                             PAM module): at this terminal, or with desktop
                             dialogs (pinentry, zenity, notifications);
                             --once: for one request
+      pam register [OPTIONS] | list [--origin ORIGIN] [--authfile PATH]
+                            your line of pam_u2f's authfile, which
+                            pam_authkeyd reads: register a key as
+                            pamu2fcfg does (--origin ORIGIN, --appid APPID,
+                            --resident, --no-presence, --verification,
+                            --pin-verification, --algorithm ALG,
+                            --authenticator ID, --authfile PATH, --print);
+                            list: which of its keys are plugged in
 
     Key management (authkeyd's admins only; ID as authctl list shows it):
       pin set ID | change ID | retries ID

@@ -103,7 +103,7 @@ final class TerminalAgent: AgentFrontEnd {
     private func ask<T: Sendable>(for operation: OperationInfo, _ question: @escaping @Sendable (Terminal) -> T?) async -> T? {
         let request = operation.request
         return await withTaskCancellationHandler {
-            await onOwnThread { [self] () -> T? in
+            await runOnOwnThread { [self] () -> T? in
                 conversation.withLock { () -> T? in
                     let cancelled = state.withLock { state -> Bool in
                         if !state.cancelled.contains(request) { state.asking = request }

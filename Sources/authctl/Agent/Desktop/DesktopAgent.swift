@@ -185,7 +185,7 @@ final class DesktopAgent: AgentFrontEnd {
         notifications.close(for: Self.key(operation.request))
         note("\(Self.key(operation.request)): \(RequestWording.sentence(operation)): asking to \(what)")
         return await withTaskCancellationHandler {
-            await onOwnThread { [conversation] () -> T? in
+            await runOnOwnThread { [conversation] () -> T? in
                 conversation.withLock { dialog.isAbandoned ? nil : show(dialog) }
             }
         } onCancel: {

@@ -1,3 +1,4 @@
+import AuthProtocol
 import SystemKit
 
 /// One conversation with a `pinentry` program over the Assuan protocol, as
@@ -153,8 +154,8 @@ final class Pinentry: Sendable {
     static func unescape(_ data: ArraySlice<UInt8>, into output: inout [UInt8]) {
         var index = data.startIndex
         while index < data.endIndex {
-            if data[index] == UInt8(ascii: "%"), index + 2 < data.endIndex, let high = hexValue(data[index + 1]),
-                let low = hexValue(data[index + 2])
+            if data[index] == UInt8(ascii: "%"), index + 2 < data.endIndex, let high = Hex.value(of: data[index + 1]),
+                let low = Hex.value(of: data[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3
@@ -162,15 +163,6 @@ final class Pinentry: Sendable {
                 output.append(data[index])
                 index += 1
             }
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        default: return nil
         }
     }
 }
