@@ -120,6 +120,10 @@ FISHCOMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # The provider's directory: under lib, so that ssh-agent's default -P allow
 # list (/usr/lib*/*,/usr/local/lib*/*) accepts it for `ssh-add -S`.
 PROVIDERDIR ?= $(PREFIX)/lib/authkeyd
+# Where libpam looks for modules named without a path: Debian's own are in
+# /lib/x86_64-linux-gnu/security; a module of /usr/local is named by its
+# full path in /etc/pam.d (pam_authkeyd(8)).
+PAMDIR ?= $(PREFIX)/lib/security
 # Where SwiftPM builds the release binaries.
 SCRATCH_PATH ?= .build
 INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
@@ -134,17 +138,24 @@ INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
 PROVIDER_SCRATCH_PATH ?= $(SCRATCH_PATH)/provider
 PROVIDER_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath \
 	-Xlinker --version-script=$(CURDIR)/Sources/CSSHSecurityKeyAPI/sk-api.map
+# The PAM module is linked as the provider is, in the same scratch path (its
+# modules are the provider's, built once); its own version script is
+# Package.swift's.
+PAM_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath
 INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
 	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
 	UDEVRULESDIR="$(UDEVRULESDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
-	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)" PROVIDERDIR="$(PROVIDERDIR)"
+	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)" PROVIDERDIR="$(PROVIDERDIR)" \
+	PAMDIR="$(PAMDIR)"
 
 install: deps
 	for product in $(INSTALLED_PROGRAMS); do \
 		$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
 	done
 	$(SWIFT) build $(PROVIDER_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product authkeyd-sk
-	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(PROVIDER_SCRATCH_PATH)/release
+	$(SWIFT) build $(PAM_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product pam_authkeyd
+	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(PROVIDER_SCRATCH_PATH)/release \
+		--pam-module $(PROVIDER_SCRATCH_PATH)/release
 
 uninstall:
 	$(INSTALL_DIRS) scripts/install-files --uninstall

@@ -4,7 +4,11 @@
 // Swift 6 language mode (complete concurrency checking) for every target.
 // No outside Swift packages: the toolchain's own modules, and Debian's C
 // libraries through system-library targets.
+import Foundation
 import PackageDescription
+
+/// The package's directory, for linker flags that name a file of it.
+let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 
 let package = Package(
     name: "authkeyd",
@@ -102,10 +106,14 @@ let package = Package(
         // The PAM entry points (pam_sm_authenticate, pam_sm_setcred), the
         // conversation and the authfile read as the user. Linked `-z
         // nodelete`, as the provider: pam_end dlcloses modules while the
-        // Swift runtime's threads may still run.
+        // Swift runtime's threads may still run; and exporting only the two
+        // functions libpam looks up (pam-module.map), in every build.
         .target(
             name: "pam_authkeyd", dependencies: ["CPAM", "PAMAuthFile", "PAMAuthkeyd", "SystemKit"], path: "Sources/pam_authkeyd",
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]),
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "-z", "-Xlinker", "nodelete",
+                "-Xlinker", "--version-script=\(packageDirectory)/Sources/CPAM/pam-module.map",
+            ])]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
         .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
@@ -145,7 +153,7 @@ let package = Package(
             dependencies: ["SSHSecurityKey", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "TestSupport"]),
         // The PAM module's authfile, options and checks, without a PAM stack.
-        .testTarget(name: "PAMAuthkeydTests", dependencies: ["PAMAuthkeyd", "PAMAuthFile", "AuthProtocol", "Crypto", "TestSupport"]),
+        .testTarget(name: "PAMAuthkeydTests", dependencies: ["PAMAuthkeyd", "PAMAuthFile", "AuthProtocol", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

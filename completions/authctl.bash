@@ -20,7 +20,7 @@ _authctl() {
         words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
     fi
 
-    local commands="list info watch select register assert registrations agent pin reset credentials fingerprints config"
+    local commands="list info watch select register assert registrations agent pam pin reset credentials fingerprints config"
     local global="--socket --json --help --version"
 
     # The values options take.
@@ -33,6 +33,8 @@ _authctl() {
         --format) COMPREPLY=($(compgen -W "fido2-tools" -- "$cur")); return ;;
         --pin-fd) COMPREPLY=($(compgen -W "0 3 4 5" -- "$cur")); return ;;
         --pinentry) COMPREPLY=($(compgen -c -- "${cur:-pinentry}" | sort -u)); return ;;
+        --authfile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --origin | --appid) [[ -z $cur ]] && COMPREPLY=("pam://$(hostname)"); return ;;
         --rp | --rp-name | --user | --display-name | --user-id | --challenge | --origin | --name | \
             --credential | --transaction | --timeout) return ;;
     esac
@@ -41,7 +43,7 @@ _authctl() {
     local command="" operands=() i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            --socket | --authenticator | --uv | --attestation | --algorithm | --format | --pin-fd | --pinentry | --rp | --rp-name | --user | \
+            --socket | --authenticator | --uv | --attestation | --algorithm | --format | --pin-fd | --pinentry | --authfile | --appid | --rp | --rp-name | --user | \
                 --display-name | --user-id | --challenge | --origin | --name | --credential | --transaction | --timeout)
                 ((i++)) ;;
             -*) ;;
@@ -62,6 +64,14 @@ _authctl() {
                 --no --format --timeout" ;;
         registrations) [[ ${#operands[@]} -eq 0 ]] && choices="list rename delete" ;;
         agent) options="--once --desktop --pinentry" ;;
+        pam)
+            case ${operands[0]:-} in
+                register)
+                    options="--origin --appid --resident --no-presence --verification --pin-verification --algorithm --authenticator
+                        --authfile --print --pin-fd --name --timeout" ;;
+                *) options="--origin --authfile" ;;
+            esac
+            [[ ${#operands[@]} -eq 0 ]] && choices="register list" ;;
         pin)
             options="--pin-fd"
             case ${#operands[@]} in 0) choices="set change retries" ;; 1) choices=$(_authctl_keys) ;; esac ;;

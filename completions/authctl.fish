@@ -19,7 +19,7 @@ function __authctl_words
     set -l words (commandline -opc)
     set -e words[1]
     set -l valued --socket --timeout --rp --rp-name --user --display-name --user-id --challenge --origin --uv \
-        --attestation --algorithm --authenticator --name --pin-fd --pinentry --format --credential --transaction
+        --attestation --algorithm --authenticator --name --pin-fd --pinentry --authfile --appid --format --credential --transaction
     set -l skip 0
     for word in $words
         if test $skip = 1
@@ -58,6 +58,7 @@ complete -c authctl -n __authctl_needs_command -a register -d 'register a creden
 complete -c authctl -n __authctl_needs_command -a assert -d 'authenticate with a credential (WebAuthn get)'
 complete -c authctl -n __authctl_needs_command -a registrations -d "authkeyd's record of your registrations"
 complete -c authctl -n __authctl_needs_command -a agent -d 'answer the prompts of programs that cannot ask'
+complete -c authctl -n __authctl_needs_command -a pam -d "your line of pam_u2f's authfile, for pam_authkeyd"
 complete -c authctl -n __authctl_needs_command -a pin -d "set or change a key's PIN, or show the attempts left"
 complete -c authctl -n __authctl_needs_command -a reset -d 'erase every credential on a key'
 complete -c authctl -n __authctl_needs_command -a credentials -d 'the discoverable credentials on a key'
@@ -94,6 +95,20 @@ complete -c authctl -n '__authctl_using assert' -l transaction -x -d 'a detail t
 complete -c authctl -n '__authctl_using assert' -l user -x -d 'the account, when the key holds several'
 
 complete -c authctl -n '__authctl_using registrations 0' -a 'list rename delete'
+complete -c authctl -n '__authctl_using pam 0' -a 'register list'
+complete -c authctl -n '__authctl_using pam' -l origin -x -d 'the relying party, pam://HOST'
+complete -c authctl -n '__authctl_using pam' -l authfile -r -F -d 'the authfile'
+complete -c authctl -n '__authctl_using pam' -l appid -x -d 'the relying party name'
+complete -c authctl -n '__authctl_using pam' -l resident -d 'a discoverable credential'
+complete -c authctl -n '__authctl_using pam' -l no-presence -d 'no touch demanded at login'
+complete -c authctl -n '__authctl_using pam' -l verification -d 'the key verifies the user at login'
+complete -c authctl -n '__authctl_using pam' -l pin-verification -d 'the PIN at login'
+complete -c authctl -n '__authctl_using pam' -l algorithm -x -a 'es256 eddsa rs256' -d 'the signature algorithm'
+complete -c authctl -n '__authctl_using pam' -l authenticator -x -a '(__authctl_keys)' -d 'use this key'
+complete -c authctl -n '__authctl_using pam' -l print -d 'print the line instead'
+complete -c authctl -n '__authctl_using pam' -l pin-fd -x -d 'read PINs from this file descriptor'
+complete -c authctl -n '__authctl_using pam' -l name -x -d 'the name for the key'
+complete -c authctl -n '__authctl_using pam' -l timeout -x -d 'seconds the operation may take'
 complete -c authctl -n '__authctl_using agent' -l once -d 'answer for one request, then exit'
 complete -c authctl -n '__authctl_using agent' -l desktop -d 'desktop dialogs: pinentry, zenity, notifications'
 complete -c authctl -n '__authctl_using agent' -l pinentry -x -a '(__fish_complete_command)' -d 'the pinentry program'

@@ -206,4 +206,27 @@ import Testing
         #expect(replies.first?.errorReason == "permissionDenied", "\(replies)")
         #expect(daemon.log.contains("refused onBehalfOf \"root\" from uid 65534"), "\(daemon.log)")
     }
+
+    @Test func registerAddsToTheUsersLineAndListShowsWhichKeysArePluggedIn() async throws {
+        try Self.requirePAM()
+        let daemon = try DaemonProcess(["--virtual-key", "name=Desk key", "--virtual-key", "name=Spare key"])
+        defer { _ = daemon.stop() }
+        _ = try await daemon.waitForKeys(2)
+        let authctl = [builtProduct("authctl"), "--socket", daemon.socketPath, "pam"]
+        for key in ["v1", "v2"] {
+            let added = try run(authctl[0], Array(authctl.dropFirst()) + ["register", "--origin", Self.origin, "--authfile", authFile, "--authenticator", key])
+            #expect(added.status == 0, "\(added.standardError)")
+        }
+        let contents = fileText(authFile)
+        #expect(contents.split(separator: "\n").count == 1 && contents.hasPrefix("root:"), "one line for root: \(contents)")
+        #expect(contents.split(separator: ":").count == 3, "two credentials on it: \(contents)")
+        var status = stat()
+        #expect(stat(authFile, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        let listed = try run(authctl[0], Array(authctl.dropFirst()) + ["list", "--origin", Self.origin, "--authfile", authFile])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let rows = listed.standardOutput.split(separator: "\n").filter { $0.hasPrefix("1 ") || $0.hasPrefix("2 ") }
+        #expect(rows.count == 2 && rows[0].hasSuffix("v1 (Desk key)") && rows[1].hasSuffix("v2 (Spare key)"), "\(listed.standardOutput)")
+        // Either key now logs root in.
+        #expect(try service(daemon.socketPath).authenticate().succeeded, "\(fileText(moduleLog))")
+    }
 }
