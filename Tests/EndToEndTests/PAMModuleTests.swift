@@ -229,4 +229,32 @@ import Testing
         // Either key now logs root in.
         #expect(try service(daemon.socketPath).authenticate().succeeded, "\(fileText(moduleLog))")
     }
+
+    /// sudo authenticating another user: the module, as root, acts for
+    /// them; the daemon logs who for whom, and the user's own session agent
+    /// (not root's) is told who wants the key and shows the touch cue.
+    @Test func rootActingForAUserReachesThatUsersAgent() async throws {
+        try Self.requirePAM()
+        try #require(OtherUser.isAvailable, "needs root and setpriv")
+        let daemon = try DaemonProcess.openToEveryone(["--virtual-key", "name=Desk key,presence=after:1s"])
+        defer { _ = daemon.stop() }
+        _ = try await daemon.waitForKeys(1)
+        // nobody's line, in a root-owned authfile (as /etc/u2f_mappings would be).
+        let line = try registeredLine(daemon)
+        try line.replacingOccurrences(of: "root:", with: "nobody:").write(toFile: authFile, atomically: true, encoding: .utf8)
+        let agent = try TerminalSession(OtherUser.command + [builtProduct("authctl"), "--socket", daemon.socketPath, "agent"])
+        try #require(agent.waitFor("of uid 65534's programs"), "nobody's agent did not register")
+
+        let sudo = try service(daemon.socketPath).authenticate("nobody")
+        #expect(sudo.succeeded, "\(sudo)\n\(fileText(moduleLog))")
+        #expect(agent.waitFor("pamtester (pid "), "the agent was not told who asked")
+        #expect(agent.waitFor("pam_authkeyd/\(pamModuleVersion)) wants to sign in to \(Self.origin)"))
+        #expect(agent.waitFor("Touch your security key"), "the agent showed no touch cue")
+        #expect(daemon.log.contains("acts for nobody (uid 65534): credentials.get at \(Self.origin)"), "\(daemon.log)")
+        _ = try TestSupport.run("/usr/bin/pkill", ["-KILL", "-f", "authctl --socket \(daemon.socketPath) agent"])
+        _ = agent.finish()
+    }
 }
+
+/// The module's version, as it names itself in hello.
+let pamModuleVersion = "0.1.0"
