@@ -47,8 +47,17 @@ let reload = ConfigurationReload(
 // with a signal status after a clean shutdown.
 let followedSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 for number in followedSignals { setSignalHandler(number, SIG_IGN) }
+// exit-idle needs systemd to keep the socket while the daemon is gone.
+var services: [any Service] = [brokerService, keySources, listener]
+if let after = configuration.exitIdle {
+    if listener.isSocketActivated {
+        services.append(IdleExit(broker: broker, after: after))
+    } else {
+        logger.info("exit-idle \(after) is off: the socket is not systemd's, so nobody would start authkeyd again")
+    }
+}
 let group = ServiceGroup(
-    services: [brokerService, keySources, listener], signals: signalSequence(followedSignals),
+    services: services, signals: signalSequence(followedSignals),
     onReload: reload.reload, shutdownDeadline: .milliseconds(4500), executor: broker.executor)
 do {
     try await group.run()

@@ -46,6 +46,8 @@ public actor Broker {
     /// Registrations, per user; nil when the state directory is unusable.
     var store: RegistrationStore?
     var isShuttingDown = false
+    /// `exit-idle`'s state (Lifecycle/IdleExit.swift).
+    var idle = IdleTracking()
     /// Each user's session agent (`AgentRegistry`), by uid.
     var agents: [uid_t: Session] = [:]
     /// Numbers the requests agents are shown (`AgentView`).
@@ -95,6 +97,7 @@ public actor Broker {
         nextSessionID += 1
         let session = Session(id: id, connection: connection, queue: queue, peer: peer, rights: rights)
         sessions[id] = session
+        noteBusy()
         logger.debug("client \(id) connected: uid \(peer.uid), pid \(peer.pid)")
         connection.start({ [unowned self] event in
             self.assumeIsolated { broker in broker.connectionEvent(event, session: session) }
@@ -138,6 +141,7 @@ public actor Broker {
         session.prompts.cancelAll(RPCError(.cancelled, "the client answering the prompt (pid \(session.peer.pid)) disconnected"))
         agentLeft(session)
         logger.debug("client \(session.id) disconnected")
+        armIdleTimer()
     }
 
     // MARK: - Messages

@@ -27,6 +27,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxRequestsPerClient = 16
     /// How long a request may take, prompts and touches included.
     public var requestTimeout: Duration = .seconds(60)
+    /// `exit-idle`: exit after this long with nothing to do, when socket
+    /// activated; nil (`off`): never.
+    public var exitIdle: Duration?
     /// How long the daemon waits for a client to answer a prompt.
     public var promptTimeout: Duration = .seconds(60)
     /// Where the registration store lives; nil: `$STATE_DIRECTORY`, or the
@@ -79,6 +82,7 @@ extension DaemonConfiguration {
         ("max-line-bytes", "N", "longest request line (default 1048576)"),
         ("max-requests-per-client", "N", "requests one client may have in flight (default 16)"),
         ("request-timeout", "DURATION", "how long one request may take (default 60s)"),
+        ("exit-idle", "DURATION|off", "when socket-activated, exit after this long with no client (default off; the units set 60s)"),
         ("prompt-timeout", "DURATION", "how long to wait for a client to answer a prompt (default 60s)"),
         ("state-dir", "DIR", "where registrations are kept (default $STATE_DIRECTORY or /var/lib/authkeyd)"),
     ]
@@ -117,6 +121,13 @@ extension DaemonConfiguration {
         case "request-timeout":
             guard let duration = Self.duration(value) else { throw invalid("a duration such as 60s") }
             requestTimeout = duration
+        case "exit-idle":
+            if value == "off" {
+                exitIdle = nil
+            } else {
+                guard let duration = Self.duration(value), duration > .zero else { throw invalid("a duration such as 60s, or off") }
+                exitIdle = duration
+            }
         case "prompt-timeout":
             guard let duration = Self.duration(value) else { throw invalid("a duration such as 60s") }
             promptTimeout = duration

@@ -25,6 +25,7 @@ extension Broker {
     func shutDown() async {
         guard !isShuttingDown else { return }
         isShuttingDown = true
+        endIdleWait()
         let reason = RPCError(.shuttingDown, "authkeyd is shutting down")
         for session in sessions.values {
             for request in session.inFlight.values { request.cancel(reason) }

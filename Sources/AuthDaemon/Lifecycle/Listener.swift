@@ -19,6 +19,10 @@ public actor Listener: Service {
     private let socketPath: String
     /// Whether we made the socket file (and so remove it on the way out).
     private let ownsSocketFile: Bool
+    /// Whether systemd passed the socket: it then keeps it while the
+    /// daemon is not running, and starts the daemon again on the next
+    /// connection (what `exit-idle` relies on).
+    public nonisolated let isSocketActivated: Bool
     /// Opens when the keys present at start are in service.
     private let startAfter: Latch
     private var descriptors: DescriptorBudget
@@ -55,6 +59,7 @@ public actor Listener: Service {
         do { inherited = try Systemd.inheritedListener(environment: environment) } catch {
             throw ConfigurationError("the socket systemd passed: \(error)")
         }
+        isSocketActivated = inherited != nil
         if let inherited {
             fd = inherited
             ownsSocketFile = false

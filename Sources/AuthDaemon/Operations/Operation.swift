@@ -92,6 +92,7 @@ extension Broker {
         if queue.waiting.isEmpty {
             queue.busy = false
             keyQueues[key.id] = queue
+            armIdleTimer()
         } else {
             let next = queue.waiting.removeFirst()
             keyQueues[key.id] = queue
