@@ -8,7 +8,7 @@ BUILD_LOG := .build/build.log
 # one daemon).
 DOCUMENTATION_TESTS = $(SWIFT) test --skip-build --filter EndToEndTests.DocumentationTests
 
-.PHONY: agent-screens all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
+.PHONY: agent-screens plugins all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
 
 all: build
 
@@ -148,14 +148,17 @@ INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR
 	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)" PROVIDERDIR="$(PROVIDERDIR)" \
 	PAMDIR="$(PAMDIR)"
 
-install: deps
+install: deps plugins
 	for product in $(INSTALLED_PROGRAMS); do \
 		$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
 	done
-	$(SWIFT) build $(PROVIDER_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product authkeyd-sk
-	$(SWIFT) build $(PAM_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product pam_authkeyd
 	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(PROVIDER_SCRATCH_PATH)/release \
 		--pam-module $(PROVIDER_SCRATCH_PATH)/release
+
+# The two libraries other programs load: OpenSSH's provider and the PAM module.
+plugins: deps
+	$(SWIFT) build $(PROVIDER_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product authkeyd-sk
+	$(SWIFT) build $(PAM_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product pam_authkeyd
 
 uninstall:
 	$(INSTALL_DIRS) scripts/install-files --uninstall

@@ -7,9 +7,6 @@ import SystemKit
 /// timed by hyperfine.
 func commandWallTime(_ settings: Settings) throws -> Row {
     var row = Row(2, "`authctl list --json` vs `fido2-token -L`, wall time of the whole command", target: "≤ 2.0×")
-    guard let hyperfine = findInPath("hyperfine") else {
-        throw BenchError("hyperfine is not installed (scripts/install-deps hyperfine)")
-    }
     guard let fido2Token = findInPath("fido2-token") else { throw BenchError("fido2-token is not installed (fido2-tools)") }
     let rounds = settings.pick(full: 6, quick: 1)
     let runs = settings.pick(full: 40, quick: 10)
@@ -24,34 +21,9 @@ func commandWallTime(_ settings: Settings) throws -> Row {
     let token = "\(fido2Token) -L"
     let commands = [list, token, version]
 
-    var times: [String: [Double]] = [:]
-    var medians: [String: [Double]] = [:]
-    var ratios: [Double] = []
-    for round in 1...rounds {
-        progress("row 2: hyperfine round \(round) of \(rounds)")
-        // The order turns each round, so that no command always runs first.
-        let order = (0..<commands.count).map { commands[($0 + round) % commands.count] }
-        let export = daemon.directory.file("hyperfine-\(round).json")
-        let arguments = ["-N", "--style", "none", "--warmup", "\(warmup)", "--runs", "\(runs)", "--export-json", export] + order
-        let pid = try spawn(hyperfine, arguments, environment: childEnvironment(), outputPath: daemon.directory.file("hyperfine.log"))
-        let status = reap(pid, timeoutMilliseconds: 300_000)
-        guard status == 0, let bytes = try AtomicFile.read(export) else {
-            let log = (try? AtomicFile.read(daemon.directory.file("hyperfine.log"))).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            throw BenchError("hyperfine failed (status \(status)):\n\(log)")
-        }
-        let results = try JSONParser().parse(bytes)["results"]?.arrayValue ?? []
-        var roundMedian: [String: Double] = [:]
-        for result in results {
-            guard let command = result["command"]?.stringValue,
-                let samples = result["times"]?.arrayValue?.compactMap(\.number)
-            else { continue }
-            times[command, default: []] += samples.map { $0 * 1000 }
-            roundMedian[command] = median(samples) * 1000
-            medians[command, default: []].append(median(samples) * 1000)
-        }
-        guard let a = roundMedian[list], let b = roundMedian[token] else { throw BenchError("hyperfine's results lack a command") }
-        ratios.append(a / b)
-    }
+    let timed = try HyperfineRounds(commands, rounds: rounds, runs: runs, warmup: warmup, in: daemon.directory, row: 2)
+    let times = timed.samples
+    let ratios = timed.ratios(list, token)
     let listD = Distribution(times[list] ?? []), tokenD = Distribution(times[token] ?? []), versionD = Distribution(times[version] ?? [])
     let ratio = median(ratios)
     row.measured = "\(fixed(ratio, 2))× (median ratio of \(count(rounds, "hyperfine run")); min \(fixed(ratios.min()!, 2))×, max \(fixed(ratios.max()!, 2))×): "
