@@ -145,7 +145,9 @@ import Testing
         #expect(help.contains("(default root, @authkeyd)"))
 
         let service = try UnitFile("systemd/authkeyd.service")
-        #expect(service["ExecStart"] == "/usr/local/bin/authkeyd")
+        // Socket-activated: the units let the daemon exit when idle (exit-idle).
+        #expect(service["ExecStart"] == "/usr/local/bin/authkeyd --exit-idle 60s")
+        #expect(help.contains("--exit-idle DURATION|off"))
         #expect(service["Type"] == "notify" && service["NotifyAccess"] == "main")
         #expect(service["StateDirectory"] == "authkeyd" && service["DynamicUser"] == "yes")
         let group = try #require(service["Group"])
@@ -157,7 +159,7 @@ import Testing
         let userSocket = try UnitFile("systemd/user/authkeyd.socket")
         #expect(userSocket["ListenStream"] == "%t/authkeyd.sock" && userSocket["SocketMode"] == "0600")
         #expect(help.contains("$XDG_RUNTIME_DIR/authkeyd.sock"))
-        #expect(try UnitFile("systemd/user/authkeyd.service")["ExecStart"] == "/usr/local/bin/authkeyd --user")
+        #expect(try UnitFile("systemd/user/authkeyd.service")["ExecStart"] == "/usr/local/bin/authkeyd --user --exit-idle 60s")
     }
 }
 
