@@ -8,6 +8,8 @@ struct Row {
         case missed
         /// Measured, but not judged against the target (`--quick` runs).
         case notJudged
+        /// A figure for the record, with no target to judge it by.
+        case reported
         case failed
     }
 
@@ -33,6 +35,7 @@ struct Row {
         case .met: word = "met"
         case .missed: word = "**missed**"
         case .notJudged: word = "not judged (quick run)"
+        case .reported: word = "reported"
         case .failed: word = "**failed**"
         }
         return "| \(number) | \(what) | \(target) | \(measured) | \(word) |"

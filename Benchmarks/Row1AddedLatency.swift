@@ -12,7 +12,7 @@ import AuthProtocol
 /// - AuthClient: the same request through the project's client library.
 func addedLatency(_ settings: Settings) async throws -> Row {
     var row = Row(1, "added latency per assertion through the daemon vs libfido2 called directly, same in-process virtual key, p50 and p99",
-                  target: "p50 ≤ 0.3 ms, p99 ≤ 1 ms")
+                  target: "p50 ≤ 0.15 ms, p99 ≤ 0.5 ms")
     let rounds = settings.pick(full: 10, quick: 2)
     let perRound = settings.pick(full: 300, quick: 100)
     let spec = "name=Bench"
@@ -99,7 +99,7 @@ func addedLatency(_ settings: Settings) async throws -> Row {
     row.measured = "added p50 \(fixed(addedP50, 3)) ms, p99 \(fixed(addedP99, 3)) ms "
         + "(daemon p50 \(fixed(daemonD.p50, 3)) / p99 \(fixed(daemonD.p99, 3)) ms vs direct \(fixed(directD.p50, 3)) / \(fixed(directD.p99, 3)) ms); "
         + "through AuthClient +\(fixed(libraryD.p50 - directD.p50, 3)) / +\(fixed(libraryD.p99 - directD.p99, 3)) ms"
-    if !settings.quick { row.judge(addedP50 <= 0.3 && addedP99 <= 1.0) }
+    if !settings.quick { row.judge(addedP50 <= 0.15 && addedP99 <= 0.5) }
     row.method = [
         "Added latency is what a program waits for per assertion when it asks `authkeyd` instead of calling",
         "libfido2 itself: the request serialised, the socket both ways, the daemon parsing it, choosing the key",

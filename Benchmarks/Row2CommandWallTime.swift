@@ -6,7 +6,7 @@ import SystemKit
 /// command (exec, dynamic linking, runtime start-up, the work, exit),
 /// timed by hyperfine.
 func commandWallTime(_ settings: Settings) throws -> Row {
-    var row = Row(2, "`authctl list --json` vs `fido2-token -L`, wall time of the whole command", target: "≤ 2.0×")
+    var row = Row(2, "`authctl list --json` vs `fido2-token -L`, wall time of the whole command", target: "≤ 1.5×")
     guard let fido2Token = findInPath("fido2-token") else { throw BenchError("fido2-token is not installed (fido2-tools)") }
     let rounds = settings.pick(full: 6, quick: 1)
     let runs = settings.pick(full: 40, quick: 10)
@@ -28,7 +28,7 @@ func commandWallTime(_ settings: Settings) throws -> Row {
     let ratio = median(ratios)
     row.measured = "\(fixed(ratio, 2))× (median ratio of \(count(rounds, "hyperfine run")); min \(fixed(ratios.min()!, 2))×, max \(fixed(ratios.max()!, 2))×): "
         + "authctl p50 \(fixed(listD.p50, 2)) ms, fido2-token p50 \(fixed(tokenD.p50, 2)) ms"
-    if !settings.quick { row.judge(ratio <= 2.0) }
+    if !settings.quick { row.judge(ratio <= 1.5) }
     row.method = [
         "`hyperfine -N` (no shell) times whole commands: exec, dynamic linking, runtime start-up, the work and the",
         "exit. `authctl --socket S list --json` asks a running `authkeyd` (release build, one virtual key) and",

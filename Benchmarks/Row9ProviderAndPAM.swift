@@ -8,8 +8,8 @@ import SystemKit
 /// assert` of the same credential; `pamtester` through pam_authkeyd.so
 /// against `authctl assert` of the PAM credential.
 func providerAndPAM(_ settings: Settings) throws -> [Row] {
-    var provider = Row(9, "`ssh-keygen -Y sign` through the provider vs `authctl assert`, same key and credential", target: "reported")
-    var pam = Row(10, "`pamtester … authenticate` through pam_authkeyd vs `authctl assert`, same credential", target: "reported")
+    var provider = Row(9, "`ssh-keygen -Y sign` through the provider vs `authctl assert`, same key and credential", target: "none: a figure for the record")
+    var pam = Row(10, "`pamtester … authenticate` through pam_authkeyd vs `authctl assert`, same credential", target: "none: a figure for the record")
     let environment = currentEnvironment()
     guard let providerPath = environment["AUTHKEYD_BENCH_PROVIDER"], let modulePath = environment["AUTHKEYD_BENCH_PAM_MODULE"] else {
         throw BenchError("AUTHKEYD_BENCH_PROVIDER and AUTHKEYD_BENCH_PAM_MODULE name the built plug-ins (scripts/bench sets them)")
@@ -36,6 +36,7 @@ func providerAndPAM(_ settings: Settings) throws -> [Row] {
     let sshExtra = ssh.differences(sign, assertSSH)
     provider.measured = "ssh-keygen p50 \(fixed(sshD.p50, 1)) ms vs authctl p50 \(fixed(assertD.p50, 1)) ms: "
         + "+\(fixed(median(sshExtra), 1)) ms (median of \(count(rounds, "round")))"
+    provider.verdict = .reported
     provider.method = [
         "Debian's `ssh-keygen -Y sign -f KEY -n file` (data on standard input, the signature to /dev/null), the key",
         "an ed25519-sk key made through the release provider (`-static-stdlib`, as installed) on a running release",
@@ -76,6 +77,7 @@ func providerAndPAM(_ settings: Settings) throws -> [Row] {
     let pamExtra = timed.differences(pamtester, assertPAM)
     pam.measured = "pamtester p50 \(fixed(pamD.p50, 1)) ms vs authctl p50 \(fixed(plainD.p50, 1)) ms: "
         + "\(pamExtra.map { $0 >= 0 ? "+" : "" }.first ?? "")\(fixed(median(pamExtra), 1)) ms (median of \(count(rounds, "round")))"
+    pam.verdict = .reported
     pam.method = [
         "`pamtester SERVICE root authenticate` for a service of the bench's own whose one line is the release",
         "`pam_authkeyd.so` (as installed), root's line made by `authctl pam register`, the same daemon and key as",
