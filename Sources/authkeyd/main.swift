@@ -36,7 +36,14 @@ do {
     logger.error("\(error)")
     exit(1)
 }
-let brokerService = await BrokerService(broker: broker, configuration: configuration, environment: environment, logger: logger)
+// Every async call from here runs on the broker's queue: a nonisolated
+// async function called from top-level code would otherwise run on Swift's
+// global pool, and libdispatch, once its global pool has been used, wakes
+// up every second for good (its workqueue monitor) — an idle daemon that
+// polls.
+let brokerService = await withTaskExecutorPreference(broker.executor) {
+    await BrokerService(broker: broker, configuration: configuration, environment: environment, logger: logger)
+}
 let reload = ConfigurationReload(
     configuration: configuration, commandLine: CommandLine.arguments, environment: environment, logger: logger,
     broker: broker, keySources: keySources)
@@ -60,7 +67,7 @@ let group = ServiceGroup(
     services: services, signals: signalSequence(followedSignals),
     onReload: reload.reload, shutdownDeadline: .milliseconds(4500), executor: broker.executor)
 do {
-    try await group.run()
+    try await withTaskExecutorPreference(broker.executor) { try await group.run() }
     exit(0)
 } catch ServiceGroupError.deadlineExceeded(let deadline, let unfinished) {
     // Asked to stop, and stopping: what did not finish in time is
