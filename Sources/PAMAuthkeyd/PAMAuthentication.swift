@@ -110,7 +110,9 @@ public struct PAMAuthentication: Sendable {
             }
         }
         if noKey { return .unavailable("no security key is plugged in") }
-        if failures.isEmpty { return .failed("no security key present holds a credential of \(user)'s at \(relyingParty)") }
+        if failures.isEmpty {
+            return .failed("no security key present holds a credential of \(user)'s at \(relyingParty) (authctl pam list, run as \(user), shows which keys do)")
+        }
         return .failed(failures.joined(separator: "; "))
     }
 

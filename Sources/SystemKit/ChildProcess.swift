@@ -149,6 +149,14 @@ public final class ChildProcess: Sendable {
         return bytes
     }
 
+    /// What the child printed, once it has exited 0; nil when it failed,
+    /// was killed, or reading failed (blocking until it ends).
+    public func outputIfSucceeded(limit: Int = 1 << 20) -> [UInt8]? {
+        let output = readAllOutput(limit: limit)
+        guard wait() == .exited(0) else { return nil }
+        return output
+    }
+
     /// The parent's environment as `NAME=value` strings, with `overrides` set.
     private static func environment(overriding overrides: [String: String]) -> [String] {
         var entries: [String] = []

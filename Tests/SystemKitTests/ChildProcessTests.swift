@@ -37,6 +37,11 @@ import Testing
         #expect(ignored.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) } == 0, "the child ignores SIGPIPE: \(line)")
     }
 
+    @Test func outputIfSucceededIsNilForAProgramThatFailed() throws {
+        #expect(try ChildProcess("/bin/sh", ["-c", "echo partial; exit 1"], standardOutput: .pipe).outputIfSucceeded() == nil)
+        #expect(try ChildProcess("/bin/sh", ["-c", "echo whole"], standardOutput: .pipe).outputIfSucceeded() == Array("whole\n".utf8))
+    }
+
     @Test func aProgramThatDoesNotExistIsAnError() {
         #expect(throws: SystemError.self) { try ChildProcess("/nonexistent/program", []) }
     }

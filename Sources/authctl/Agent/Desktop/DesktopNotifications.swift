@@ -49,8 +49,7 @@ final class DesktopNotifications: Sendable {
             "--method", "org.freedesktop.Notifications.\(method)",
         ] + arguments
         guard let process = try? ChildProcess(program, command, standardOutput: .pipe, standardError: .null) else { return nil }
-        let output = process.readAllOutput(limit: 4096)
-        guard process.wait() == .exited(0), let output else { return nil }
+        guard let output = process.outputIfSucceeded(limit: 4096) else { return nil }
         return String(decoding: output, as: UTF8.self)
     }
 

@@ -94,16 +94,19 @@ final class Pinentry: Sendable {
     }
 
     /// Sends one command and reads to its `OK` or `ERR`, appending the
-    /// decoded `D` lines to `data`. An `INQUIRE` is answered `CAN`: none
-    /// of our commands asks one.
+    /// decoded `D` lines to `data`.
     private func exchange(_ line: String, collecting data: inout [UInt8]) throws(Failure) -> Reply {
-        let bytes = Array((line + "\n").utf8)
+        try write(line)
+        return try reply(collecting: &data)
+    }
+
+    /// One line to the program; a program gone is a cancelled question.
+    private func write(_ line: String) throws(Failure) {
         do {
-            try FileDescriptor.writeAll(process.input!, bytes)
+            try FileDescriptor.writeAll(process.input!, Array((line + "\n").utf8))
         } catch {
             throw .cancelled
         }
-        return try reply(collecting: &data)
     }
 
     private func reply() throws(Failure) -> Reply {
@@ -111,6 +114,8 @@ final class Pinentry: Sendable {
         return try reply(collecting: &ignored)
     }
 
+    /// Reads to the `OK` or `ERR` that ends a reply. An `INQUIRE` is
+    /// answered `CAN`: none of our commands asks one.
     private func reply(collecting data: inout [UInt8]) throws(Failure) -> Reply {
         while true {
             // The end of its output: the program died or was abandoned.
@@ -124,15 +129,10 @@ final class Pinentry: Sendable {
             if line.starts(with: Array("D ".utf8)) {
                 Self.unescape(line.dropFirst(2), into: &data)
             } else if line.starts(with: Array("INQUIRE".utf8)) {
-                _ = try? exchangeWithoutReply("CAN")
+                try write("CAN")
             }
             // "S" status lines and "#" comments say nothing we act on.
         }
-    }
-
-    private func exchangeWithoutReply(_ line: String) throws(SystemError) {
-        let bytes = Array((line + "\n").utf8)
-        try FileDescriptor.writeAll(process.input!, bytes)
     }
 
     /// An Assuan argument: `%`, CR, LF and other control characters as

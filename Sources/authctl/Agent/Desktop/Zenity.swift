@@ -45,8 +45,7 @@ struct Zenity: Sendable {
             program, arguments, environment: ["NO_AT_BRIDGE": "1"], standardOutput: .pipe, standardError: .null)
         else { return nil }
         dialog.showing { process.terminate() }
-        let output = process.readAllOutput(limit: 64 * 1024)
-        guard process.wait() == .exited(0), let output else { return nil }
+        guard let output = process.outputIfSucceeded(limit: 64 * 1024) else { return nil }
         var text = String(decoding: output, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         return text
