@@ -83,11 +83,7 @@ public final class AuthClient: Sendable {
         onStatus: (@Sendable (OperationStatus) -> Void)? = nil, onStart: ((Int64) -> Void)? = nil
     ) async throws(AuthClientError) -> Result {
         let json = try await call(method, params: try encodeParams(params), onStatus: onStatus, onStart: onStart)
-        do {
-            return try JSONValueDecoder().decode(type, from: json)
-        } catch {
-            throw .protocolViolation("the result of \(method): \(error)")
-        }
+        return try decodeResult(type, of: method, from: json)
     }
 
     /// Calls a method with raw JSON params and returns the raw result.
@@ -139,12 +135,6 @@ public final class AuthClient: Sendable {
     }
 
     // MARK: - Wire
-
-    func encodeParams(_ params: some Encodable) throws(AuthClientError) -> JSONValue {
-        do { return try JSONValueEncoder().encode(params) } catch {
-            throw .protocolViolation("cannot encode params: \(error)")
-        }
-    }
 
     @discardableResult
     private func send(_ message: RPCMessage) -> Bool {

@@ -18,6 +18,14 @@ public final class QueueExecutor: SerialExecutor, TaskExecutor, @unchecked Senda
         queue = DispatchQueue(label: label)
     }
 
+    /// An executor over a queue that already exists: `.main` runs a
+    /// command-line tool's tasks on its main thread, which `dispatchMain`
+    /// (Swift's async top level) services, so that a one-request program
+    /// starts no thread pool at all.
+    public init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async {

@@ -18,15 +18,17 @@ struct Arguments {
     var flags: Set<String> = []
 
     /// Options that take a value, options that take one each time they are
-    /// given, and options that are flags.
-    static let valued: Set<String> = [
+    /// given, and options that are flags. Arrays, not sets: a few dozen
+    /// names are searched as fast as hashed, and each `Set<String>` cost
+    /// every run of authctl its hashing and runtime metadata at start-up.
+    static let valued: [String] = [
         "socket", "timeout", "rp-name", "user", "display-name", "user-id", "challenge", "origin", "uv",
         "attestation", "authenticator", "name", "pin-fd", "format", "algorithm", "pinentry", "appid", "authfile",
     ]
     /// `--rp` names one relying party for most commands, and several for
     /// `config min-pin-length`; `single` refuses a second where one is meant.
-    static let repeatable: Set<String> = ["credential", "transaction", "rp"]
-    static let flagNames: Set<String> = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change", "once", "desktop", "no-presence", "verification", "pin-verification", "print"]
+    static let repeatable: [String] = ["credential", "transaction", "rp"]
+    static let flagNames: [String] = ["json", "help", "version", "resident", "yes", "no", "yes-really", "force-change", "once", "desktop", "no-presence", "verification", "pin-verification", "print"]
 
     init(_ arguments: [String]) throws(UsageError) {
         var words = CommandLineScanner(arguments)

@@ -88,6 +88,32 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(3))
     }
 
+    /// Requests share one timer armed for the earliest limit: a request
+    /// started after a longer one, with a shorter limit, must move it.
+    @Test func aShorterTimeLimitStartedLaterEndsOnTimeAndTheLongerOneRunsOn() async throws {
+        let daemon = try await InProcessBroker(["--virtual-key", "name=A,presence=never", "--virtual-key", "name=B,presence=never"])
+        let raw = try daemon.rawClient()
+        func create(_ id: Int, on key: String, timeout: Int) throws {
+            var params = WebAuthnFixtures.createParams(authenticator: key)
+            params.timeout = timeout
+            raw.request(id, Method.createCredential, try JSONValueEncoder().encode(params))
+        }
+        try create(1, on: "v1", timeout: 20_000)
+        #expect(raw.readMessage()?["params"]?["status"] == "waitingForTouch")
+        let clock = ContinuousClock()
+        let started = clock.now
+        try create(2, on: "v2", timeout: 300)
+        let short = raw.readReply()
+        #expect(short?["id"] == 2 && short?["error"]?["data"]?["reason"] == "timeout", "\(String(describing: short))")
+        #expect(clock.now - started >= .milliseconds(250))
+        #expect(clock.now - started < .seconds(3))
+        // The long one is still waiting for its touch: cancelling it is what ends it.
+        raw.request(3, Method.cancelOperation, ["id": 1])
+        var replies: [JSONValue] = []
+        while replies.count < 2, let reply = raw.readReply() { replies.append(reply) }
+        #expect(replies.contains { $0["id"] == 1 && $0["error"]?["data"]?["reason"] == "cancelled" }, "\(replies)")
+    }
+
     @Test func aClientThatDiesWhileTheKeyWaitsFreesItWithinASecond() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Stuck,presence=never"])
         let dying = try daemon.rawClient()

@@ -46,4 +46,13 @@ import Testing
         #expect(String(decoding: line, as: UTF8.self).contains(#""id":null"#))
         #expect(String(decoding: line, as: UTF8.self).contains(#""reason":"parseError""#))
     }
+
+    /// The daemon's cached key list is sent through `responseLine`: a
+    /// client must not be able to tell it from a reply serialized whole.
+    @Test(arguments: [RPCID.number(7), .number(-3), .string("a\"b"), .string("")])
+    func aResponseWithAResultSerializedBeforehandIsTheSameLine(id: RPCID) {
+        let result: JSONValue = ["authenticators": [["id": "v1", "name": "Ann\u{e9}\n", "pin": true, "vendorId": 4176]], "n": .null]
+        let whole = RPCMessage.response(id: id, result: result).line()
+        #expect(RPCMessage.responseLine(id: id, serializedResult: result.serialized()) == whole)
+    }
 }

@@ -39,15 +39,17 @@ public actor Broker {
     /// Names users gave the present keys (ui.describeAuthenticator), or
     /// that their registrations carry, by key id.
     var keyNames: [String: String] = [:] { didSet { encodedKeyList = nil } }
-    /// `authenticators.list`'s result, encoded once and kept until a key
-    /// comes, goes, is renamed or reports new getInfo: clients ask for it
-    /// far more often than it changes.
-    var encodedKeyList: JSONValue?
+    /// `authenticators.list`'s result, encoded and serialized once and kept
+    /// until a key comes, goes, is renamed or reports new getInfo: clients
+    /// ask for it far more often than it changes.
+    var encodedKeyList: [UInt8]?
     /// Registrations, per user; nil when the state directory is unusable.
     var store: RegistrationStore?
     var isShuttingDown = false
     /// `exit-idle`'s state (Lifecycle/IdleExit.swift).
     var idle = IdleTracking()
+    /// The in-flight requests' time limits (RequestTimeLimits.swift).
+    var timeLimits = RequestTimeLimits()
     /// Each user's session agent (`AgentRegistry`), by uid.
     var agents: [uid_t: Session] = [:]
     /// Numbers the requests agents are shown (`AgentView`).
@@ -176,6 +178,8 @@ public actor Broker {
             switch try route(method, id: id, params: params, session: session) {
             case .done(let result):
                 session.send(.response(id: id, result: result))
+            case .doneSerialized(let result):
+                session.send(line: RPCMessage.responseLine(id: id, serializedResult: result))
             case .started:
                 break
             }
@@ -187,6 +191,9 @@ public actor Broker {
     enum Handling {
         /// Answered at once.
         case done(JSONValue)
+        /// Answered at once with a result serialized beforehand (it holds
+        /// no secret: the line is not zeroed).
+        case doneSerialized([UInt8])
         /// Answered later, by the request's task.
         case started
     }
@@ -202,10 +209,7 @@ public actor Broker {
         }
         let request = InFlightRequest(method: method)
         session.inFlight[id] = request
-        let limit = timeout ?? configuration.requestTimeout
-        queue.asyncAfter(deadline: .now() + .milliseconds(limit.wholeMilliseconds)) { [weak request] in
-            request?.cancel(RPCError(.timeout, "\(method) did not finish within \(limit)"))
-        }
+        limitTime(of: request, to: timeout ?? configuration.requestTimeout)
         request.task = Task {
             // The nonisolated calls the work awaits stay on the daemon's
             // queue too (see `QueueExecutor`).
@@ -332,10 +336,11 @@ public actor Broker {
 
     var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }
 
-    /// The present keys as `authenticators.list` and `.watch` answer.
-    func keyList() -> JSONValue {
+    /// The present keys as `authenticators.list` and `.watch` answer,
+    /// serialized.
+    func keyList() -> [UInt8] {
         if let encodedKeyList { return encodedKeyList }
-        let list = encode(AuthenticatorList(authenticators: orderedKeys.map(wire)))
+        let list = encode(AuthenticatorList(authenticators: orderedKeys.map(wire))).serialized()
         encodedKeyList = list
         return list
     }

@@ -12,11 +12,11 @@ extension Broker {
         if method.needsAdminRight { try requireManagementRight(session) }
         switch method {
         case .hello: return .done(try hello(params, session: session))
-        case .listAuthenticators: return .done(keyList())
+        case .listAuthenticators: return .doneSerialized(keyList())
         case .authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
         case .watchAuthenticators:
             session.watching = true
-            return .done(keyList())
+            return .doneSerialized(keyList())
         case .selectAuthenticator: return try selectByTouch(params, id: id, session: session)
         case .cancelOperation: return .done(try cancelOperation(params, session: session))
         case .createCredential: return try createCredential(params, id: id, session: session)

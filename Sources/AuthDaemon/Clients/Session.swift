@@ -81,10 +81,24 @@ final class InFlightRequest: @unchecked Sendable {
 
     /// What agents were shown of the request, if any (`AgentView`).
     var agentView: AgentView?
+    /// When the request is cancelled with `timeout`, and the limit that
+    /// set it (`Broker.limitTime`).
+    var timeLimit: (deadline: DispatchTime, duration: Duration)?
 
     init(method: String) { self.method = method }
 
     var isCancelled: Bool { cancellation != nil }
+
+    /// Cancels with `timeout` if the time limit has passed; whether it has.
+    /// The broker's timer calls it, and so does a key call that libfido2
+    /// ended with its own timeout (set to the time the operation has left,
+    /// so at or after this limit) before the timer's turn came.
+    @discardableResult
+    func expireIfPastTimeLimit(now: DispatchTime = .now()) -> Bool {
+        guard let limit = timeLimit, limit.deadline <= now else { return false }
+        cancel(RPCError(.timeout, "\(method) did not finish within \(limit.duration)"))
+        return true
+    }
 
     /// Cancels once; the first reason stands.
     func cancel(_ reason: RPCError) {

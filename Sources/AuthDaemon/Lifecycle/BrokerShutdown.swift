@@ -26,6 +26,7 @@ extension Broker {
         guard !isShuttingDown else { return }
         isShuttingDown = true
         endIdleWait()
+        stopTimeLimits()
         let reason = RPCError(.shuttingDown, "authkeyd is shutting down")
         for session in sessions.values {
             for request in session.inFlight.values { request.cancel(reason) }

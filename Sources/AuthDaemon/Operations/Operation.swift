@@ -116,7 +116,10 @@ extension Broker {
                 return try body(device)
             }
         } catch {
-            // A call ended by our own cancel reports the cancellation, not the key's answer to it.
+            // A call ended by our own cancel reports the cancellation, not
+            // the key's answer to it; one ended by libfido2's timeout, the
+            // request's timeout (the broker's timer may not have had its turn).
+            operation.request.expireIfPastTimeLimit()
             if let reason = operation.request.cancellation { throw .cancelled(reason) }
             throw .device(error)
         }

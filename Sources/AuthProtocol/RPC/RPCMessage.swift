@@ -114,6 +114,20 @@ public enum RPCMessage: Equatable, Sendable {
         bytes.append(0x0A)
         return bytes
     }
+
+    /// `.response(id:result:).line()` for a result serialized beforehand:
+    /// the same bytes, for a reply sent far more often than its result
+    /// changes (the daemon's key list), without serializing it each time.
+    public static func responseLine(id: RPCID, serializedResult result: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(result.count + 48)
+        bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        id.json.serialize(into: &bytes)
+        bytes.append(contentsOf: #","result":"#.utf8)
+        bytes.append(contentsOf: result)
+        bytes.append(contentsOf: "}\n".utf8)
+        return bytes
+    }
 }
 
 /// A line that is not a usable message, and the error reply it deserves.
