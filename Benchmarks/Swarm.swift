@@ -33,7 +33,7 @@ final class Swarm {
         partial = Array(repeating: [], count: count)
         open = Array(repeating: true, count: count)
         do {
-            epoll = try Epoll()
+            epoll = try Epoll(capacity: 512)
             for (index, fd) in fds.enumerated() { try epoll.watch(fd, token: UInt64(index)) }
         } catch {
             fds.forEach { close($0) }
@@ -73,7 +73,7 @@ final class Swarm {
         while remaining > 0 {
             let current = now()
             guard current < deadline else { break }
-            let ready = epoll.wait(timeoutMilliseconds: Int32(min(1000, (deadline - current) / 1_000_000 + 1)))
+            let ready = epoll.ready(timeoutMilliseconds: Int32(min(1000, (deadline - current) / 1_000_000 + 1)))
             // Everything reported now was there by now.
             let stamp = now()
             for token in ready {

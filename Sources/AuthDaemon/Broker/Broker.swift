@@ -56,6 +56,8 @@ public actor Broker {
     var nextAgentToken = 1
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
+    /// Which clients have input; made for the first client.
+    private var readiness: ClientReadiness?
 
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
         executor = QueueExecutor(label: "authkeyd.broker")
@@ -79,7 +81,17 @@ public actor Broker {
 
     /// A new connection from the listener: check who it is, then serve it.
     func accept(_ fd: Int32) {
-        let connection = ClientConnection(fd: fd, queue: queue, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
+        let readiness: ClientReadiness
+        do {
+            readiness = try self.readiness ?? ClientReadiness(queue: queue)
+            self.readiness = readiness
+        } catch {
+            logger.error("cannot watch client connections: \(error)")
+            FileDescriptor.close(fd)
+            return
+        }
+        let connection = ClientConnection(
+            fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
         guard !isShuttingDown else {
             return refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
         }

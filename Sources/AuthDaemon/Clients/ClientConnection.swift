@@ -6,8 +6,9 @@ import SystemKit
 /// One client's socket: non-blocking reads framed into lines, and writes
 /// buffered for a client that reads slowly.
 ///
-/// Confined to the daemon's queue: every method, and the Dispatch sources'
-/// handlers, run there, so nothing here is shared between threads.
+/// Confined to the daemon's queue: every method, the readiness callbacks
+/// and the write source's handler run there, so nothing here is shared
+/// between threads.
 final class ClientConnection: @unchecked Sendable {
     /// What the client sent. A line's bytes are valid only during the callback.
     enum Event: @unchecked Sendable {
@@ -21,15 +22,17 @@ final class ClientConnection: @unchecked Sendable {
     let fd: Int32
     private let queue: DispatchQueue
     private var framer: LineFramer
-    private var readSource: (any DispatchSourceRead)?
+    private let readiness: ClientReadiness
+    /// Whether `readiness` still reports this socket's input.
+    private var reading = false
     private var writeSource: (any DispatchSourceWrite)?
     private var outbox: [UInt8] = []
     private var outboxStart = 0
     private var closeWhenFlushed = false
     private(set) var isClosed = false
-    /// Dispatch sources not yet cancelled; the descriptor may only be
-    /// closed once none watches it any more, or a reused number could be
-    /// watched by a stale source.
+    /// Dispatch sources (the write source) not yet cancelled; the
+    /// descriptor may only be closed once none watches it any more, or a
+    /// reused number could be watched by a stale source.
     private var liveSources = 0
     private var handler: ((Event) -> Void)?
     private var onClosed: (() -> Void)?
@@ -37,9 +40,10 @@ final class ClientConnection: @unchecked Sendable {
     static let maxOutboxBytes = 8 << 20
     private let readBuffer: ReadBuffer
 
-    init(fd: Int32, queue: DispatchQueue, readBuffer: ReadBuffer, maxLineLength: Int) {
+    init(fd: Int32, queue: DispatchQueue, readiness: ClientReadiness, readBuffer: ReadBuffer, maxLineLength: Int) {
         self.fd = fd
         self.queue = queue
+        self.readiness = readiness
         self.readBuffer = readBuffer
         framer = LineFramer(maxLineLength: maxLineLength)
     }
@@ -49,10 +53,20 @@ final class ClientConnection: @unchecked Sendable {
     func start(_ handler: @escaping (Event) -> Void, onClosed: @escaping () -> Void) {
         self.handler = handler
         self.onClosed = onClosed
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in self?.readAvailable() }
-        watch(source)
-        readSource = source
+        do {
+            try readiness.watch(fd) { [weak self] in self?.readAvailable() }
+            reading = true
+        } catch {
+            // Out of epoll watches (fs.epoll.max_user_watches): the client
+            // cannot be served; it sees the connection close.
+            close()
+        }
+    }
+
+    private func stopReading() {
+        guard reading else { return }
+        reading = false
+        readiness.forget(fd)
     }
 
     private func readAvailable() {
@@ -74,12 +88,12 @@ final class ClientConnection: @unchecked Sendable {
                     case .lineTooLong: handler?(.lineTooLong)
                     }
                 }
-                if framer.isBroken { return }
+                // The handler was told (lineTooLong); nothing more is read.
+                if framer.isBroken { return stopReading() }
                 if count < chunk.count { return }
                 continue
             }
-            readSource?.cancel()
-            readSource = nil
+            stopReading()
             handler?(.endOfInput(hungUp: count < 0 || peerHungUp()))
             return
         }
@@ -104,8 +118,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Sends what is queued, then closes.
     func closeAfterFlush() {
         closeWhenFlushed = true
-        readSource?.cancel()
-        readSource = nil
+        stopReading()
         flush()
     }
 
@@ -162,9 +175,8 @@ final class ClientConnection: @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        readSource?.cancel()
+        stopReading()
         writeSource?.cancel()
-        readSource = nil
         writeSource = nil
         outbox = []
         if liveSources == 0 { FileDescriptor.close(fd) }
