@@ -27,14 +27,13 @@ public final class BlockingClient {
         }
     }
 
-    deinit { FileDescriptor.close(fd) }
-
-    /// Calls a method and decodes its result.
-    public func call<Params: Encodable, Result: Decodable>(
-        _ method: String, _ params: Params, as type: Result.Type
-    ) throws(AuthClientError) -> Result {
-        try decodeResult(type, of: method, from: try call(method, params: try encodeParams(params)))
+    /// A client over a stream socket already connected to a broker (one
+    /// end of a `socketpair`, as tests use); it owns and closes `fd`.
+    public init(connectedDescriptor fd: Int32) {
+        self.fd = fd
     }
+
+    deinit { FileDescriptor.close(fd) }
 
     /// Calls a method with raw JSON params and returns the raw result.
     public func call(_ method: String, params: JSONValue? = nil) throws(AuthClientError) -> JSONValue {

@@ -62,6 +62,7 @@ final class InProcessBroker: Sendable {
 
     /// A client as programs use it.
     func client() throws -> AuthClient { AuthClient(connectedDescriptor: try connect()) }
+    func blockingClient() throws -> BlockingClient { BlockingClient(connectedDescriptor: try connect()) }
 }
 
 struct InProcessBrokerError: Error, CustomStringConvertible {
