@@ -1,3 +1,4 @@
+import AuthClient
 import Glibc
 import SystemKit
 
@@ -70,7 +71,7 @@ final class DaemonUnderTest {
     }
 
     /// Connects a line client; retries briefly while the daemon sets up.
-    func connect() throws -> LineClient { try LineClient(path: socketPath) }
+    func connect() throws -> BlockingClient { try BlockingClient(socketPath: socketPath) }
 
     /// Waits until `authenticators.list` shows `count` keys; returns their ids.
     func waitForKeys(_ count: Int, timeoutMilliseconds: Int = 10_000, pollMilliseconds: Int = 5) throws -> [String] {

@@ -22,7 +22,7 @@ func addedLatency(_ settings: Settings) async throws -> Row {
     guard let keyID = try daemon.waitForKeys(1).first else { throw BenchError("no key") }
     let plain = try daemon.connect()
     let clientDataHash = Base64URL.encode([UInt8](repeating: 2, count: 32))
-    let created = try plain.call("credentials.create", [
+    let created = try plain.call("credentials.create", params: [
         "rp": ["id": "bench.example", "name": "Bench"],
         "user": ["id": "AQ", "name": "bench", "displayName": "bench"],
         "clientDataHash": .string(Base64URL.encode([UInt8](repeating: 1, count: 32))),
@@ -40,7 +40,7 @@ func addedLatency(_ settings: Settings) async throws -> Row {
         "userVerification": "discouraged",
         "authenticator": .string(keyID),
     ]
-    let first = try plain.call("credentials.get", getParams)
+    let first = try plain.call("credentials.get", params: getParams)
     guard first["credential"]?["response"]?["signature"]?.stringValue?.isEmpty == false else {
         throw BenchError("credentials.get returned no signature")
     }
@@ -50,7 +50,7 @@ func addedLatency(_ settings: Settings) async throws -> Row {
 
     func timeDaemon() throws -> Double {
         let start = now()
-        _ = try plain.call("credentials.get", getParams)
+        _ = try plain.call("credentials.get", params: getParams)
         return milliseconds(start, now())
     }
     func timeLibrary() async throws -> Double {

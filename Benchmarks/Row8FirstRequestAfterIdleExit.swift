@@ -1,3 +1,4 @@
+import AuthClient
 import AuthProtocol
 import Glibc
 import SystemKit
@@ -29,8 +30,8 @@ func firstRequestAfterIdleExit(_ settings: Settings) throws -> Row {
     /// connect, hello, authenticators.list with the key in it: ms.
     func request() throws -> Double {
         let start = now()
-        let client = try LineClient(path: socket)
-        _ = try client.call(Method.hello, ["client": "bench"])
+        let client = try BlockingClient(socketPath: socket)
+        _ = try client.call(Method.hello, params: ["client": "bench"])
         let list = try client.call(Method.listAuthenticators)
         guard list["authenticators"]?.arrayValue?.count == 1 else { throw BenchError("the key was not listed: \(list)") }
         return milliseconds(start, now())
