@@ -45,5 +45,11 @@ func fail(_ message: String, _ code: ExitCode) -> Never {
 }
 
 func fail(_ error: AuthClientError) -> Never {
-    fail(error.description, ExitCode(error))
+    exit(report(error).rawValue)
+}
+
+/// Prints the error's message to standard error; the code to exit with.
+func report(_ error: AuthClientError) -> ExitCode {
+    writeToStandardError("authctl: \(error.description)\n")
+    return ExitCode(error)
 }
