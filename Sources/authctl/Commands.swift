@@ -25,6 +25,7 @@ enum Commands {
     }
 
     static func info(_ client: BlockingClient, id: String, json: Bool) throws(AuthClientError) {
+        // AuthenticatorParams, written out: encoding it would bring Codable in.
         let result = try client.call(Method.authenticatorInfo, params: ["authenticator": .string(id)])
         if json { return print(result.jsonText) }
         let details = try client.decode(AuthenticatorDetails.self, of: Method.authenticatorInfo, from: result)

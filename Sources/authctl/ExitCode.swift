@@ -40,7 +40,7 @@ enum ExitCode: Int32 {
 
 /// Prints the message to standard error and exits with the code.
 func fail(_ message: String, _ code: ExitCode) -> Never {
-    writeToStandardError("authctl: \(message)\n")
+    printError(message)
     exit(code.rawValue)
 }
 
@@ -50,6 +50,10 @@ func fail(_ error: AuthClientError) -> Never {
 
 /// Prints the error's message to standard error; the code to exit with.
 func report(_ error: AuthClientError) -> ExitCode {
-    writeToStandardError("authctl: \(error.description)\n")
+    printError(error.description)
     return ExitCode(error)
+}
+
+private func printError(_ message: String) {
+    writeToStandardError("authctl: \(message)\n")
 }
