@@ -14,13 +14,15 @@ public final class Device: @unchecked Sendable {
     // libfido2 implements as a single CTAPHID_CANCEL write.
     let handle: OpaquePointer
     private let callLock = Lock()
-    private let isOpen = Atomic<Bool>(false)
+    private let isOpenFlag = Atomic<Bool>(false)
     private let timeoutMilliseconds: Atomic<Int>
 
-    /// The hidraw path, or the pseudo-path of a custom connection.
+    /// The hidraw path, or the name given to a custom connection.
     public let path: String
-    /// What `reopen()` opens again: the hidraw path, or the same connection.
+    /// What `reopen()` opens again: the hidraw node, or the same connection.
     private let origin: Origin
+    /// The custom I/O's state for this handle (`HandleState`).
+    private let ioState: HandleState
 
     private enum Origin {
         case hidraw(String)
@@ -30,45 +32,63 @@ public final class Device: @unchecked Sendable {
     /// The default time a single operation may take, touches included.
     public static let defaultTimeout: Duration = .seconds(30)
 
-    private init(path: String, origin: Origin, timeout: Duration) throws(FIDO2Error) {
+    private init(path: String, origin: Origin, closesConnection: Bool, timeout: Duration) throws(FIDO2Error) {
         FIDO2Library.ensureInitialized()
         guard let handle = fido_dev_new() else { throw FIDO2Error(code: FIDO_ERR_INTERNAL, function: "fido_dev_new") }
         self.handle = handle
         self.path = path
         self.origin = origin
+        ioState = HandleState(closesConnection: closesConnection)
         self.timeoutMilliseconds = Atomic(Self.milliseconds(timeout))
         // Before open, so that CTAPHID_INIT and getInfo are bounded too;
         // libfido2's default of -1 waits forever.
         try check(fido_dev_set_timeout(handle, Int32(Self.milliseconds(timeout))), "fido_dev_set_timeout")
+        var functions = customIOFunctions
+        try check(fido_dev_set_io_functions(handle, &functions), "fido_dev_set_io_functions")
     }
 
     deinit {
-        if isOpen.load(ordering: .acquiring) { _ = fido_dev_close(handle) }
+        if isOpenFlag.load(ordering: .acquiring) { _ = fido_dev_close(handle) }
         var pointer: OpaquePointer? = handle
         fido_dev_free(&pointer)
     }
 
-    /// Opens a key by its hidraw path (`fido_dev_open`).
+    /// Opens a key by its hidraw node, which it locks as libfido2 does
+    /// (`HIDRawConnection`): a node another program holds fails at once
+    /// with `FIDO2Error.keyLocked`.
     public static func open(path: String, timeout: Duration = defaultTimeout) throws(FIDO2Error) -> Device {
-        let device = try Device(path: path, origin: .hidraw(path), timeout: timeout)
-        try check(fido_dev_open(device.handle, path), "fido_dev_open")
-        device.isOpen.store(true, ordering: .releasing)
+        let device = try Device(path: path, origin: .hidraw(path), closesConnection: true, timeout: timeout)
+        try device.open(try HIDRawConnection(path: path))
         return device
     }
 
     /// Opens an authenticator reached through `connection` instead of hidraw
-    /// (`fido_dev_set_io_functions`, then `fido_dev_open`).
+    /// (`fido_dev_set_io_functions`, then `fido_dev_open`). Closing the
+    /// device closes the connection, unless `closesConnection` is false: a
+    /// connection its owner keeps (and closes) across opens.
     public static func open(
-        connection: some HIDReportConnection, name: String? = nil, timeout: Duration = defaultTimeout
+        connection: some HIDReportConnection, name: String? = nil, timeout: Duration = defaultTimeout,
+        closesConnection: Bool = true
     ) throws(FIDO2Error) -> Device {
-        let pseudoPath = PendingConnections.file(connection)
-        defer { _ = PendingConnections.take(pseudoPath) }
-        let device = try Device(path: name ?? pseudoPath, origin: .connection(connection), timeout: timeout)
-        var functions = customIOFunctions
-        try check(fido_dev_set_io_functions(device.handle, &functions), "fido_dev_set_io_functions")
-        try check(fido_dev_open(device.handle, pseudoPath), "fido_dev_open")
-        device.isOpen.store(true, ordering: .releasing)
+        let device = try Device(
+            path: name ?? "custom I/O", origin: .connection(connection), closesConnection: closesConnection, timeout: timeout)
+        try device.open(connection)
         return device
+    }
+
+    /// `fido_dev_open` on `connection`. A key busy with another host's
+    /// transaction fails CTAPHID INIT or getInfo with `channelBusy`.
+    private func open(_ connection: any HIDReportConnection) throws(FIDO2Error) {
+        let pseudoPath = PendingConnections.file(connection, state: ioState)
+        defer { _ = PendingConnections.take(pseudoPath) }
+        _ = ioState.takeChannelBusy()
+        do throws(FIDO2Error) {
+            try check(fido_dev_open(handle, pseudoPath), "fido_dev_open")
+        } catch {
+            if ioState.takeChannelBusy() { throw FIDO2Error(code: FIDO2Error.channelBusy.code, function: "fido_dev_open") }
+            throw error
+        }
+        isOpenFlag.store(true, ordering: .releasing)
     }
 
     /// Closes the key and opens it again, so that libfido2 reads getInfo
@@ -76,30 +96,33 @@ public final class Device: @unchecked Sendable {
     /// token from the key's own sensor only if getInfo then said `uv:
     /// true`; see `fido_dev_has_uv`), so after a PIN is set or a
     /// fingerprint enrolled or removed, the old handle would ask the wrong
-    /// way. A custom connection stays up: only the channel is new.
+    /// way. A hidraw node is opened (and locked) anew; a custom connection
+    /// stays up, and only the channel is new.
     public func reopen() throws(FIDO2Error) {
         try callLock.withLock { () throws(FIDO2Error) in
-            guard isOpen.exchange(false, ordering: .acquiringAndReleasing) else {
+            guard isOpenFlag.exchange(false, ordering: .acquiringAndReleasing) else {
                 throw FIDO2Error(code: FIDO_ERR_INVALID_ARGUMENT, function: "device closed")
             }
             switch origin {
             case .hidraw(let path):
                 _ = fido_dev_close(handle)
-                try check(fido_dev_open(handle, path), "fido_dev_open")
+                try open(try HIDRawConnection(path: path))
             case .connection(let connection):
-                PendingConnections.keepingOpen(connection) { _ = fido_dev_close(handle) }
-                let pseudoPath = PendingConnections.file(connection)
-                defer { _ = PendingConnections.take(pseudoPath) }
-                try check(fido_dev_open(handle, pseudoPath), "fido_dev_open")
+                let closes = ioState.closesConnection.exchange(false, ordering: .acquiringAndReleasing)
+                _ = fido_dev_close(handle)
+                ioState.closesConnection.store(closes, ordering: .releasing)
+                try open(connection)
             }
-            isOpen.store(true, ordering: .releasing)
         }
     }
+
+    /// Whether the device is open: not yet closed, and not failed to open again.
+    public var isOpen: Bool { isOpenFlag.load(ordering: .acquiring) }
 
     /// Closes the device (`fido_dev_close`); later calls fail.
     public func close() {
         callLock.withLock {
-            if isOpen.exchange(false, ordering: .acquiringAndReleasing) { _ = fido_dev_close(handle) }
+            if isOpenFlag.exchange(false, ordering: .acquiringAndReleasing) { _ = fido_dev_close(handle) }
         }
     }
 
@@ -108,7 +131,7 @@ public final class Device: @unchecked Sendable {
     /// blocked call then fails with `FIDO2Error.keepaliveCancel`.
     public func cancel() throws(FIDO2Error) {
         FIDO2Library.ensureInitialized()
-        guard isOpen.load(ordering: .acquiring) else { return }
+        guard isOpenFlag.load(ordering: .acquiring) else { return }
         try check(fido_dev_cancel(handle), "fido_dev_cancel")
     }
 
@@ -126,10 +149,17 @@ public final class Device: @unchecked Sendable {
     func perform<R>(_ body: (OpaquePointer) throws(FIDO2Error) -> R) throws(FIDO2Error) -> R {
         FIDO2Library.ensureInitialized()
         return try callLock.withLock { () throws(FIDO2Error) -> R in
-            guard isOpen.load(ordering: .acquiring) else {
+            guard isOpenFlag.load(ordering: .acquiring) else {
                 throw FIDO2Error(code: FIDO_ERR_INVALID_ARGUMENT, function: "device closed")
             }
-            return try body(handle)
+            _ = ioState.takeChannelBusy()
+            do throws(FIDO2Error) {
+                return try body(handle)
+            } catch {
+                // libfido2 said FIDO_ERR_RX; the key said why.
+                if ioState.takeChannelBusy() { throw FIDO2Error(code: FIDO2Error.channelBusy.code, function: error.function) }
+                throw error
+            }
         }
     }
 
@@ -143,8 +173,9 @@ public final class Device: @unchecked Sendable {
     }
 
     /// A timeout for libfido2: whole milliseconds, at least 1 (0 would mean "do not wait").
+    /// (At most Int32.max: libfido2 takes an `int`.)
     static func milliseconds(_ duration: Duration) -> Int {
-        max(1, duration.wholeMilliseconds)
+        min(Int(Int32.max), max(1, duration.wholeMilliseconds))
     }
 }
 

@@ -20,7 +20,11 @@ public struct FIDO2Error: Error, Hashable, Sendable, CustomStringConvertible {
     public var name: String { Self.names[code] ?? "FIDO_ERR_\(code)" }
 
     /// libfido2's description of the code (`fido_strerr`).
-    public var message: String { String(cString: fido_strerr(Int32(code))) }
+    public var message: String {
+        if self == .keyLocked { return "the key is in use by another program" }
+        if self == .channelBusy { return "the key is busy with another program's request" }
+        return String(cString: fido_strerr(Int32(code)))
+    }
 
     public var description: String {
         // libfido2 describes many codes by their own name; say it once.
@@ -90,6 +94,15 @@ public struct FIDO2Error: Error, Hashable, Sendable, CustomStringConvertible {
     public static let internalError = FIDO2Error(code: -9)
     public static let notFound = FIDO2Error(code: -10)
     public static let compress = FIDO2Error(code: -11)
+    /// Not libfido2's: the key's hidraw node is locked by another program
+    /// (`HIDRawConnection`), which libfido2 would have waited out itself.
+    public static let keyLocked = FIDO2Error(code: -1000)
+
+    /// Another program has the key: its node is locked (`keyLocked`), or it
+    /// answered `channelBusy` because another host's transaction is in
+    /// flight on another channel. Either way nothing was done, and the same
+    /// call can be tried again once the key is free.
+    public var isKeyBusy: Bool { self == .keyLocked || self == .channelBusy }
 
     private static let names: [Int32: String] = [
         0: "FIDO_ERR_SUCCESS",
@@ -151,6 +164,7 @@ public struct FIDO2Error: Error, Hashable, Sendable, CustomStringConvertible {
         -9: "FIDO_ERR_INTERNAL",
         -10: "FIDO_ERR_NOTFOUND",
         -11: "FIDO_ERR_COMPRESS",
+        -1000: "AUTHKEYD_KEY_LOCKED",
     ]
 }
 

@@ -102,8 +102,14 @@ final class ProviderPrompts: AuthenticatorUI {
     }
 
     func statusChanged(_ status: OperationStatus) {
-        if status.status == .queued {
-            writeToStandardError("authkeyd-sk: the key is busy with another program's request; waiting for it\n")
+        switch status.status {
+        case .queued:
+            writeToStandardError("authkeyd-sk: the key is busy with another request; waiting for it\n")
+        case .busy:
+            let holder = status.holder.map { holder in holder.command.map { "\($0) (pid \(holder.pid))" } ?? "pid \(holder.pid)" }
+            writeToStandardError("authkeyd-sk: the key is in use by \(holder ?? "another program"); waiting for it\n")
+        default:
+            break
         }
     }
 }

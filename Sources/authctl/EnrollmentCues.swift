@@ -19,7 +19,7 @@ final class EnrollmentCues: Sendable {
             guard let feedback = status.sampleStatus, feedback != 0 else { return "Sample captured, \(toGo)" }
             return "Sample not usable (\(Self.feedback(feedback))), \(toGo)"
         default:
-            return StatusCues.cue(for: status.status)
+            return StatusCues.cue(for: status)
         }
     }
 

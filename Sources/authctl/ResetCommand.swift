@@ -24,7 +24,7 @@ struct ResetCommand: Sendable {
         let target = try await client.authenticatorInfo(key.id).authenticator
         let confirmation = yesReally ? target.product : Self.confirm(target, named: key.named(target), at: terminal)
         key.answerPrompts(on: client, cues: StatusCues { status in
-            status.status == .waitingForTouch ? "Touch the key to confirm the reset…" : StatusCues.cue(for: status.status)
+            status.status == .waitingForTouch ? "Touch the key to confirm the reset…" : StatusCues.cue(for: status)
         })
         let params = ResetParams(authenticator: key.id, confirm: confirmation)
         guard let reset = try await key.call(client, ManagementMethod.reset, params, as: AuthenticatorEvent.self) else { return }

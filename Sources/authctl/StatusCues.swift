@@ -5,20 +5,22 @@ import SystemKit
 /// user is written to standard error once, when it changes, so that it
 /// shows at the terminal without mixing into output a script reads.
 final class StatusCues: Sendable {
-    private let last = Protected<OperationStatus.Status?>(nil)
+    private let last = Protected<(status: OperationStatus.Status, holder: Holder?)?>(nil)
     /// What each status says; a command may say it its own way (a reset
     /// asks for the touch that confirms it, an enrollment counts samples).
     private let wording: @Sendable (OperationStatus) -> String?
 
-    init(wording: @escaping @Sendable (OperationStatus) -> String? = { StatusCues.cue(for: $0.status) }) {
+    init(wording: @escaping @Sendable (OperationStatus) -> String? = { StatusCues.cue(for: $0) }) {
         self.wording = wording
     }
 
     func show(_ status: OperationStatus) {
         let changed = last.withLock { last -> Bool in
-            defer { last = status.status }
-            // Each captured sample is news, even right after another.
-            return last != status.status || status.status == .sampleCaptured
+            defer { last = (status.status, status.holder) }
+            // Each captured sample is news, even right after another; so is
+            // another program taking the key.
+            guard let last else { return true }
+            return last.status != status.status || last.holder != status.holder || status.status == .sampleCaptured
         }
         guard changed, let cue = wording(status) else { return }
         writeToStandardError(cue + "\n")
@@ -30,13 +32,21 @@ final class StatusCues: Sendable {
         last.withLock { $0 = nil }
     }
 
-    static func cue(for status: OperationStatus.Status) -> String? {
-        switch status {
+    static func cue(for status: OperationStatus) -> String? {
+        switch status.status {
         case .waitingForTouch: return "Touch your security key…"
         case .waitingForUv: return "Place your finger on the sensor…"
-        case .queued: return "Waiting for the key (another program is using it)…"
+        case .queued: return "Waiting for the key (another request is using it)…"
+        case .busy: return "The key is in use by \(holderName(status.holder)); waiting for it…"
         case .selectingByTouch: return "Touch the security key you want to use…"
         case .processing, .sampleCaptured: return nil
         }
+    }
+
+    /// "fido2-token (pid 4242)", or "another program" where the daemon
+    /// could not tell.
+    static func holderName(_ holder: Holder?) -> String {
+        guard let holder else { return "another program" }
+        return holder.command.map { "\(printable($0)) (pid \(holder.pid))" } ?? "pid \(holder.pid)"
     }
 }

@@ -25,6 +25,17 @@ import Testing
         #expect(configuration.allowUsers == ["root", "@authkeyd"])
     }
 
+    /// How long a key stays open after its last use: half a second unless
+    /// told, 0 closes it at once, a minute at most.
+    @Test func keyLinger() throws {
+        #expect(try parse([]).keyLinger == .milliseconds(500))
+        #expect(try parse(["--key-linger", "0"]).keyLinger == .zero)
+        #expect(try parse(["--key-linger=2s"]).keyLinger == .seconds(2))
+        for wrong in ["61s", "-1s", "soon"] {
+            #expect(throws: ConfigurationError.self, "\(wrong)") { try parse(["--key-linger", wrong]) }
+        }
+    }
+
     @Test func helpAndVersion() throws {
         #expect(try DaemonConfiguration.parse(arguments: ["--help"], environment: [:]) == .help)
         #expect(try DaemonConfiguration.parse(arguments: ["--version"], environment: [:]) == .version)

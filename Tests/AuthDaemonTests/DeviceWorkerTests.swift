@@ -6,10 +6,14 @@ import Testing
 /// left unanswered leaves its request waiting for good.
 @Suite(.timeLimit(.minutes(1))) struct DeviceWorkerTests {
     @Test func callsAfterTheWorkerStoppedFailAtOnceAsAClosedKeysDo() async {
-        let worker = DeviceWorker(name: "test")
+        let worker = DeviceWorker(name: "test", linger: .zero) { () throws(FIDO2Error) -> Device in
+            throw FIDO2Error.notFound
+        }
         worker.stop()
         for _ in 0..<3 {
-            await #expect(throws: DeviceWorker.stopped) { try await worker.run { _ throws(FIDO2Error) in 1 } }
+            await #expect(throws: DeviceWorker.stoppedError) {
+                try await worker.call(until: inTenSeconds()) { _ throws(FIDO2Error) in 1 }
+            }
         }
     }
 
@@ -21,6 +25,6 @@ import Testing
         let key = try #require(await daemon.broker.orderedKeys.first)
         await daemon.broker.shutDown()
         await daemon.broker.shutDown()
-        await #expect(throws: DeviceWorker.stopped) { try await key.worker.run { _ throws(FIDO2Error) in 1 } }
+        await #expect(throws: DeviceWorker.stoppedError) { try await key.worker.call(until: inTenSeconds()) { _ throws(FIDO2Error) in 1 } }
     }
 }

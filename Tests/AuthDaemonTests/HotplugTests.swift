@@ -160,7 +160,7 @@ extension Broker {
 }
 
 /// A hotplug source the test plays: the keys "present" and the events.
-private final class ScriptedHotplug: HotplugSource, @unchecked Sendable {
+final class ScriptedHotplug: HotplugSource, @unchecked Sendable {
     private struct State {
         var present: [String]
         var queue: DispatchQueue?

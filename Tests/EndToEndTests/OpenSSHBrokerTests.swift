@@ -103,7 +103,7 @@ import Testing
         #expect(asserted.standardOutput.contains(credential), "\(asserted.standardOutput)")
         // The daemon told authctl it queued (authctl's cue for `queued`), and
         // the assert had its own touch to wait for, after the sign's.
-        #expect(asserted.standardError.contains("Waiting for the key (another program is using it)"), "\(asserted.standardError)")
+        #expect(asserted.standardError.contains("Waiting for the key (another request is using it)"), "\(asserted.standardError)")
         #expect(ContinuousClock.now - signedAt > .seconds(1), "authctl finished with the sign: it did not queue")
 
         let verified = try user.verify(message, signature: try #require(user.signature()), publicKey: publicKey)

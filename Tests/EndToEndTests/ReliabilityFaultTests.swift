@@ -19,8 +19,10 @@ import VirtualKeyDevice
     /// runs while the faulty key's does.
     static let healthyTouch = "after:300ms"
     /// Replies a key sends before the fault: libfido2's getInfo when the
-    /// daemon opens it, and the daemon's own.
-    static let bringUpReplies = 2
+    /// daemon opens it, and the daemon's own getInfo, PIN retries and
+    /// fingerprint retries (what `authenticators.info` shows until the
+    /// next change).
+    static let bringUpReplies = 4
 
     /// What one faulty request and one healthy request, started together, came to.
     struct Outcome {

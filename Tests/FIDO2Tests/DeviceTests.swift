@@ -1,4 +1,6 @@
 import FIDO2
+import Glibc
+import SystemKit
 import TestSupport
 import Testing
 import VirtualKey
@@ -29,5 +31,32 @@ import VirtualKeyDevice
         #expect(FIDO2Error.pinInvalid.name == "FIDO_ERR_PIN_INVALID")
         #expect(FIDO2Error(code: -2).name == "FIDO_ERR_RX")
         #expect(FIDO2Error(code: 0x31, function: "fido_dev_make_cred").description.hasPrefix("fido_dev_make_cred: FIDO_ERR_PIN_INVALID"))
+    }
+}
+
+/// A key's hidraw node, opened and locked as libfido2 locks it: a node
+/// another open file holds fails at once, as `keyLocked`, instead of
+/// waiting inside libfido2.
+@Suite struct HIDRawConnectionTests {
+    @Test func aLockedNodeFailsAtOnceAndOpensOnceFree() throws {
+        let path = "/tmp/authkeyd-hidraw-lock-\(getpid())"
+        let holder = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+        defer { unlink(path) }
+        #expect(try FileLocks.tryLockExclusive(holder))
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(throws: FIDO2Error.keyLocked) { try HIDRawConnection(path: path) }
+        #expect(throws: FIDO2Error.keyLocked) { try Device.open(path: path) }
+        #expect(clock.now - started < .milliseconds(100), "no waiting")
+        FileDescriptor.close(holder)
+        let connection = try HIDRawConnection(path: path)
+        // While it is open, the node is locked for everyone else.
+        #expect(throws: FIDO2Error.keyLocked) { try HIDRawConnection(path: path) }
+        connection.close()
+        try HIDRawConnection(path: path).close()
+    }
+
+    @Test func aMissingNodeIsAnInternalErrorAsLibfido2Says() {
+        #expect(throws: FIDO2Error.internalError) { try HIDRawConnection(path: "/dev/hidraw-authkeyd-missing") }
     }
 }

@@ -14,6 +14,7 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
     public var delay: Duration = .zero
     private(set) var events: [String] = []
     private(set) var statuses: [OperationStatus.Status] = []
+    private(set) var statusNotices: [OperationStatus] = []
     private(set) var pinPrompts: [(reason: EnterPinPrompt.Reason, retries: Int?)] = []
     private(set) var offered: [[Authenticator]] = []
     private(set) var transactions: [Transaction] = []
@@ -28,6 +29,8 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
 
     public var prompts: [String] { lock.withLock { events } }
     public var statusLog: [OperationStatus.Status] { lock.withLock { statuses } }
+    /// Every `operation.status` as it came, with its members (`holder`, …).
+    public var statusReports: [OperationStatus] { lock.withLock { statusNotices } }
     public var pinRequests: [(reason: EnterPinPrompt.Reason, retries: Int?)] { lock.withLock { pinPrompts } }
     public var offeredKeys: [[Authenticator]] { lock.withLock { offered } }
     public var confirmedTransactions: [Transaction] { lock.withLock { transactions } }
@@ -69,7 +72,10 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
     }
 
     public func statusChanged(_ status: OperationStatus) {
-        lock.withLock { statuses.append(status.status) }
+        lock.withLock {
+            statuses.append(status.status)
+            statusNotices.append(status)
+        }
     }
 }
 

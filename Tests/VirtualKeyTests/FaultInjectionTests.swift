@@ -41,6 +41,30 @@ import VirtualKeyDevice
         try expectRecovery(key)
     }
 
+    /// A key busy with another host's transaction refuses the request with
+    /// ERR_CHANNEL_BUSY, unprocessed: libfido2 sees a reply to the wrong
+    /// command (FIDO_ERR_RX), FIDO2's device layer the key's own reason, at
+    /// once; the same request then goes through, and only once.
+    @Test func aBusyKeyRefusesTheRequestUntouched() throws {
+        let (error, elapsed, key) = try register(with: .channelBusy)
+        #expect(error == .channelBusy)
+        #expect(elapsed < .milliseconds(500))
+        let device = try key.openDevice(timeout: Self.timeout)
+        let before = try device.info().remainingDiscoverableCredentials
+        key.injectFaults([FaultRule(.channelBusy, count: 2)])
+        var resident = registrationRequest()
+        resident.residentKey = .enabled
+        for _ in 0..<2 { #expect(throws: FIDO2Error.channelBusy) { try device.makeCredential(resident) } }
+        try device.makeCredential(resident).verify()
+        #expect(try device.info().remainingDiscoverableCredentials == before.map { $0 - 1 }, "made once")
+    }
+
+    /// `fault=busy` in a spec, after the replies `fault-after` lets through.
+    @Test func theSpecNamesTheBusyFault() throws {
+        let configuration = try VirtualKeyConfiguration(spec: "fault=busy,fault-after=1,fault-count=2")
+        #expect(configuration.faultRules == [FaultRule(.channelBusy, skip: 1, count: 2)])
+    }
+
     /// A reply with a packet missing: libfido2 sees the gap at once.
     @Test(arguments: [0, 1, 5])
     func droppedPacketsFailTheRequest(index: Int) throws {

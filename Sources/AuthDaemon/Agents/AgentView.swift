@@ -56,13 +56,14 @@ extension Broker {
     /// Sends `operation.status` to the requester and, when the requester
     /// leaves prompts to an agent, to its user's agent too: the touch cue
     /// is for a person, and a headless requester has none to show it to.
-    func sendStatus(_ status: OperationStatus.Status, for operation: Operation, key: RegisteredKey?) {
-        sendStatus(status, request: operation.id, key: key, to: operation.session)
+    func sendStatus(_ status: OperationStatus.Status, for operation: Operation, key: RegisteredKey?, holder: Holder? = nil) {
+        sendStatus(status, request: operation.id, key: key, holder: holder, to: operation.session)
         guard operation.session.leavesPromptsToAgent, let agent = agent(for: operation) else { return }
         let view = agentView(of: operation)
         _ = view.show(to: agent)
         let params = OperationStatus(
-            request: view.token, status: status, authenticator: key?.id, operation: agentOperationInfo(operation, view: view))
+            request: view.token, status: status, authenticator: key?.id, holder: holder,
+            operation: agentOperationInfo(operation, view: view))
         agent.send(.notification(method: Method.operationStatus, params: encode(params)))
     }
 

@@ -30,7 +30,10 @@ public actor Broker {
     /// socket and UHID keys, each kind in the order it arrived.
     var keys: [String: RegisteredKey] = [:] { didSet { encodedKeyList = nil } }
     var keyOrder: [String] = [] { didSet { encodedKeyList = nil } }
-    private var nextKeyNumber: [Transport: Int] = [:]
+    var nextKeyNumber: [Transport: Int] = [:]
+    /// Keys being brought up, by path: not listed yet, stopped if their
+    /// node goes before they are (`abandonBringUp`).
+    var keysComingUp: [String: DeviceWorker] = [:]
     /// The in-process virtual keys, by key id, with the spec each came from.
     var virtualKeys: [String: (spec: String, key: VirtualKey)] = [:]
     /// Each key's queue of operations.
@@ -259,102 +262,11 @@ public actor Broker {
     }
 
     /// Sends `operation.status` for one request.
-    func sendStatus(_ status: OperationStatus.Status, request id: RPCID, key: RegisteredKey?, to session: Session) {
-        let params = OperationStatus(request: id.json, status: status, authenticator: key?.id)
+    func sendStatus(
+        _ status: OperationStatus.Status, request id: RPCID, key: RegisteredKey?, holder: Holder? = nil, to session: Session
+    ) {
+        let params = OperationStatus(request: id.json, status: status, authenticator: key?.id, holder: holder)
         session.send(.notification(method: Method.operationStatus, params: encode(params)))
-    }
-
-    // MARK: - Keys
-
-    /// Brings a key into service: opens it on a worker thread of its own,
-    /// reads getInfo, gives it an id, and tells the watchers.
-    @discardableResult
-    func bringUp(
-        transport: Transport, path: String, manufacturer: String, product: String, vendorID: UInt16 = 0,
-        productID: UInt16 = 0, open: @escaping @Sendable () throws(FIDO2Error) -> Device
-    ) async -> RegisteredKey? {
-        let number = (nextKeyNumber[transport] ?? 0) + 1
-        nextKeyNumber[transport] = number
-        let id = Self.idPrefix(transport) + String(number)
-        let worker = DeviceWorker(name: id)
-        let info: AuthenticatorInfo
-        do {
-            try await worker.open(open)
-            info = try await worker.run { device throws(FIDO2Error) in try device.infoOrU2FProfile() }
-        } catch {
-            logger.warning("cannot use the key at \(path): \(error)")
-            worker.stop()
-            return nil
-        }
-        guard !isShuttingDown else {
-            worker.stop()
-            return nil
-        }
-        let key = RegisteredKey(
-            id: id, transport: transport, path: path, manufacturer: manufacturer, product: product,
-            vendorID: vendorID, productID: productID, worker: worker, info: info)
-        keys[id] = key
-        let rank = Transport.allCases.firstIndex(of: transport)!
-        let position = keyOrder.firstIndex { Transport.allCases.firstIndex(of: keys[$0]!.transport)! > rank }
-        keyOrder.insert(id, at: position ?? keyOrder.endIndex)
-        logger.info("key \(id) added: \(product) (\(transport.rawValue), \(path))")
-        notifyWatchers(Method.authenticatorAdded, AuthenticatorEvent(authenticator: wire(key)))
-        return key
-    }
-
-    /// Takes a key out of service (unplugged, its socket gone): what ran on
-    /// it is cancelled, and the watchers are told.
-    func takeDown(_ key: RegisteredKey) {
-        guard keys.removeValue(forKey: key.id) != nil else { return }
-        keyOrder.removeAll { $0 == key.id }
-        key.worker.stop()
-        logger.info("key \(key.id) removed (\(key.path))")
-        notifyWatchers(Method.authenticatorRemoved, AuthenticatorEvent(authenticator: wire(key)))
-    }
-
-    func key(atPath path: String) -> RegisteredKey? {
-        keys.values.first { $0.path == path }
-    }
-
-    /// Re-reads a key's getInfo; when it changed, opens the key again (so
-    /// libfido2 verifies users the way the key now can: see
-    /// `Device.reopen()`) and tells the watchers.
-    func refresh(_ key: RegisteredKey) async {
-        guard await key.refreshInfo() else { return }
-        encodedKeyList = nil
-        do {
-            try await key.worker.run { device throws(FIDO2Error) in try device.reopen() }
-        } catch {
-            logger.warning("key \(key.id): reopening after its getInfo changed: \(error)")
-        }
-        if keys[key.id] != nil {
-            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
-        }
-    }
-
-    static func idPrefix(_ transport: Transport) -> String {
-        switch transport {
-        case .usb: return "u"
-        case .virtual: return "v"
-        case .socket: return "s"
-        case .uhid: return "h"
-        }
-    }
-
-    /// The key as clients see it.
-    func wire(_ key: RegisteredKey) -> Authenticator {
-        key.wire(name: keyNames[key.id])
-    }
-
-    var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }
-
-    /// The present keys as `authenticators.list` and `.watch` answer,
-    /// serialized.
-    func keyList() -> [UInt8] {
-        if let encodedKeyList { return encodedKeyList }
-        let list = encode(AuthenticatorList(authenticators: orderedKeys.map(wire))).serialized()
-        encodedKeyList = list
-        return list
     }
 }
 

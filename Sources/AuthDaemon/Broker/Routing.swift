@@ -13,7 +13,7 @@ extension Broker {
         switch method {
         case .hello: return .done(try hello(params, session: session))
         case .listAuthenticators: return .doneSerialized(keyList())
-        case .authenticatorInfo: return try authenticatorInfo(params, id: id, session: session)
+        case .authenticatorInfo: return .done(try authenticatorInfo(params))
         case .watchAuthenticators:
             session.watching = true
             return .doneSerialized(keyList())
@@ -66,22 +66,11 @@ extension Broker {
         return key
     }
 
-    private func authenticatorInfo(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
+    /// `authenticators.info`: what the key said at bring-up and since
+    /// (`KeySnapshot`); the key is not opened for it.
+    private func authenticatorInfo(_ params: JSONValue?) throws(RPCError) -> JSONValue {
         let key = try requireKey(try decode(AuthenticatorParams.self, params).authenticator)
-        return try start(Method.authenticatorInfo, id: id, session: session) { [self] request throws(RPCError) in
-            let info = key.info
-            let retries: Retries
-            do throws(FIDO2Error) {
-                retries = try await call(key, for: request) { device throws(FIDO2Error) -> Retries in
-                    Retries(
-                        pin: info.supports.clientPIN.isSupported ? try? device.pinRetries() : nil,
-                        uv: info.supports.userVerification.isSupported ? try? device.uvRetries() : nil)
-                }
-            } catch {
-                throw request.cancellation ?? RPCError(error, doing: "reading the key's information")
-            }
-            return encode(AuthenticatorDetails(authenticator: wire(key), info: key.wireInfo(pinRetries: retries.pin, uvRetries: retries.uv)))
-        }
+        return encode(AuthenticatorDetails(authenticator: wire(key), info: key.wireInfo()))
     }
 
     private func cancelOperation(_ params: JSONValue?, session: Session) throws(RPCError) -> JSONValue {
@@ -94,10 +83,4 @@ extension Broker {
         request.cancel(RPCError(.cancelled, "cancelled by the client"))
         return ["cancelled": true]
     }
-}
-
-/// PIN and UV attempts left, as a key reports them.
-struct Retries: Sendable {
-    var pin: Int?
-    var uv: Int?
 }

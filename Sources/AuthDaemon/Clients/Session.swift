@@ -38,11 +38,8 @@ final class Session: @unchecked Sendable {
     lazy var requester = Requester(
         pid: Int(peer.pid), uid: Int(peer.uid), command: Self.command(of: peer.pid), client: clientName)
 
-    /// `/proc/PID/comm`: the name the kernel knows the process by.
     private static func command(of pid: pid_t) -> String {
-        guard let bytes = try? AtomicFile.read("/proc/\(pid)/comm") else { return "pid \(pid)" }
-        let name = String(decoding: bytes, as: UTF8.self).trimmingNewline
-        return name.isEmpty ? "pid \(pid)" : name
+        ProcFiles.command(pid: pid) ?? "pid \(pid)"
     }
 
     /// `queue` is the broker's, which the session is confined to.
@@ -87,6 +84,9 @@ final class InFlightRequest: @unchecked Sendable {
 
     init(method: String) { self.method = method }
 
+    /// When the request's time is up (never, before `Broker.limitTime`).
+    var deadline: DispatchTime { timeLimit?.deadline ?? .distantFuture }
+
     var isCancelled: Bool { cancellation != nil }
 
     /// Cancels with `timeout` if the time limit has passed; whether it has.
@@ -108,13 +108,5 @@ final class InFlightRequest: @unchecked Sendable {
         let hooks = onCancel
         onCancel = []
         hooks.forEach { $0() }
-    }
-}
-
-extension String {
-    fileprivate var trimmingNewline: String {
-        var text = Substring(self)
-        while text.last == "\n" { text = text.dropLast() }
-        return String(text)
     }
 }

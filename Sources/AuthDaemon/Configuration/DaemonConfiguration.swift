@@ -30,6 +30,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `exit-idle`: exit after this long with nothing to do, when socket
     /// activated; nil (`off`): never.
     public var exitIdle: Duration?
+    /// `key-linger`: how long a key stays open after its last call, so that
+    /// a burst of calls opens it once; then it is closed, and other
+    /// programs can open it.
+    public var keyLinger: Duration = .milliseconds(500)
     /// How long the daemon waits for a client to answer a prompt.
     public var promptTimeout: Duration = .seconds(60)
     /// Where the registration store lives; nil: `$STATE_DIRECTORY`, or the
@@ -83,6 +87,7 @@ extension DaemonConfiguration {
         ("max-requests-per-client", "N", "requests one client may have in flight (default 16)"),
         ("request-timeout", "DURATION", "how long one request may take (default 60s)"),
         ("exit-idle", "DURATION|off", "when socket-activated, exit after this long with no client (default off; the units set 60s)"),
+        ("key-linger", "DURATION", "how long a key stays open after its last use, 0 to 60s (default 500ms)"),
         ("prompt-timeout", "DURATION", "how long to wait for a client to answer a prompt (default 60s)"),
         ("state-dir", "DIR", "where registrations are kept (default $STATE_DIRECTORY or /var/lib/authkeyd)"),
     ]
@@ -128,6 +133,11 @@ extension DaemonConfiguration {
                 guard let duration = Self.duration(value), duration > .zero else { throw invalid("a duration such as 60s, or off") }
                 exitIdle = duration
             }
+        case "key-linger":
+            // 0: closed as soon as its queue is empty.
+            let duration = ["0", "0s", "0ms"].contains(value) ? .zero : Self.duration(value)
+            guard let duration, duration <= .seconds(60) else { throw invalid("a duration from 0 to 60s, such as 500ms") }
+            keyLinger = duration
         case "prompt-timeout":
             guard let duration = Self.duration(value) else { throw invalid("a duration such as 60s") }
             promptTimeout = duration

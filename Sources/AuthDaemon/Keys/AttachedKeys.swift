@@ -75,17 +75,23 @@ final class AttachedKeyWatcher: @unchecked Sendable {
         let key = await broker.bringUp(
             transport: .socket, path: "unix:\(path)", manufacturer: "", product: "CTAPHID socket key"
         ) { () throws(FIDO2Error) -> Device in
-            try Device.open(connection: connection, name: "unix:\(path)")
+            // The socket stays connected between opens (its hang-up is
+            // the key's removal); only the channel is new each time.
+            try Device.open(connection: connection, name: "unix:\(path)", closesConnection: false)
         }
         broker.queue.async { [self] in
             connecting = false
-            guard let key else { return }
+            guard let key else {
+                connection.close()
+                return
+            }
             connected = true
             // A thread that only waits for the server to hang up.
             startThread(name: "hangup-\(key.id)") { [self] in
                 connection.waitUntilHungUp()
                 broker.startTask { [self] in
                     await broker.takeDown(key)
+                    connection.close()
                     broker.queue.async { [self] in
                         connected = false
                         tryConnect()

@@ -13,13 +13,14 @@ final class RegisteredKey: Sendable {
     let vendorID: UInt16
     let productID: UInt16
     let worker: DeviceWorker
-    /// getInfo, cached: read when the key arrives and again after anything
-    /// that changes it (a PIN set, a fingerprint enrolled).
-    private let cachedInfo: Protected<AuthenticatorInfo>
+    /// What the key said when it was brought up, and again after anything
+    /// that changes it (a PIN set or tried, a fingerprint enrolled): what
+    /// `authenticators.list` and `.info` answer, without opening the key.
+    private let snapshot: Protected<KeySnapshot>
 
     init(
         id: String, transport: Transport, path: String, manufacturer: String, product: String, vendorID: UInt16,
-        productID: UInt16, worker: DeviceWorker, info: AuthenticatorInfo
+        productID: UInt16, worker: DeviceWorker, snapshot: KeySnapshot
     ) {
         self.id = id
         self.transport = transport
@@ -29,17 +30,17 @@ final class RegisteredKey: Sendable {
         self.vendorID = vendorID
         self.productID = productID
         self.worker = worker
-        cachedInfo = Protected(info)
+        self.snapshot = Protected(snapshot)
     }
 
-    var info: AuthenticatorInfo { cachedInfo.withLock { $0 } }
+    var info: AuthenticatorInfo { snapshot.withLock { $0.info } }
+    var retries: Retries { snapshot.withLock { $0.retries } }
 
-    /// Reads getInfo again; true when it changed.
-    func refreshInfo() async -> Bool {
-        guard let fresh = try? await worker.run({ device throws(FIDO2Error) in try device.infoOrU2FProfile() }) else { return false }
-        return cachedInfo.withLock { info in
-            defer { info = fresh }
-            return info != fresh
+    /// Keeps a fresh snapshot; says what changed.
+    func update(to fresh: KeySnapshot) -> (info: Bool, retries: Bool) {
+        snapshot.withLock { kept in
+            defer { kept = fresh }
+            return (kept.info != fresh.info, kept.retries != fresh.retries)
         }
     }
 
@@ -57,9 +58,9 @@ final class RegisteredKey: Sendable {
             alwaysUv: info.supports.alwaysUV.isOn, ctap: info.isU2FOnly ? .u2f : .fido2)
     }
 
-    /// getInfo as the protocol carries it, with the retries read now.
-    func wireInfo(pinRetries: Int?, uvRetries: Int?) -> AuthenticatorInfoWire {
-        let info = info
+    /// getInfo as the protocol carries it, with the retries last read.
+    func wireInfo() -> AuthenticatorInfoWire {
+        let (info, retries) = snapshot.withLock { ($0.info, $0.retries) }
         return AuthenticatorInfoWire(
             versions: info.versions, extensions: info.extensions, aaguid: uuidString(info.aaguid), options: info.options,
             algorithms: info.algorithms.map { .init(type: $0.type, alg: $0.cose) },
@@ -69,7 +70,36 @@ final class RegisteredKey: Sendable {
             firmwareVersion: Int(info.firmwareVersion), minPinLength: Int(info.minPINLength),
             forcePinChange: info.forcePINChange, maxCredBlobLength: Int(info.maxCredentialBlobLength),
             remainingDiscoverableCredentials: info.remainingDiscoverableCredentials.map(Int.init),
-            uvModality: Int(info.uvModality), pinRetries: pinRetries, uvRetries: uvRetries)
+            uvModality: Int(info.uvModality), pinRetries: retries.pin, uvRetries: retries.uv)
+    }
+}
+
+/// What the daemon keeps of a key between uses.
+struct KeySnapshot: Sendable, Equatable {
+    var info: AuthenticatorInfo
+    var retries: Retries
+}
+
+/// PIN and UV attempts left, as a key reports them; nil where it has no
+/// PIN set, or no built-in verification.
+struct Retries: Sendable, Equatable {
+    var pin: Int?
+    var uv: Int?
+}
+
+extension Device {
+    /// getInfo and the attempts left, read on the key's thread. A key busy
+    /// with another program fails the whole read, to be tried again; other
+    /// failures of the retries leave them unknown.
+    func snapshot() throws(FIDO2Error) -> KeySnapshot {
+        let info = try infoOrU2FProfile()
+        guard !info.isU2FOnly else { return KeySnapshot(info: info, retries: Retries()) }
+        func attempts(_ read: () throws(FIDO2Error) -> Int) throws(FIDO2Error) -> Int? {
+            do { return try read() } catch where error.isKeyBusy { throw error } catch { return nil }
+        }
+        return KeySnapshot(info: info, retries: Retries(
+            pin: info.supports.clientPIN.isSupported ? try attempts(pinRetries) : nil,
+            uv: info.supports.userVerification.isSupported ? try attempts(uvRetries) : nil))
     }
 }
 

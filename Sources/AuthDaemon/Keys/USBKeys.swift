@@ -57,7 +57,11 @@ final class USBKeyWatcher: Sendable {
         case .added: scan()
         case .removed(let node):
             broker.startTask { [broker] in
-                if let key = await broker.key(atPath: node) { await broker.takeDown(key) }
+                if let key = await broker.key(atPath: node) {
+                    await broker.takeDown(key)
+                } else {
+                    await broker.abandonBringUp(atPath: node)
+                }
             }
         }
     }
@@ -76,21 +80,39 @@ final class USBKeyWatcher: Sendable {
             }
             broker.startTask { [self] in
                 defer { done?() }
-                for descriptor in found { await bringUpIfNew(descriptor) }
+                // Side by side: a key another program has waits for it
+                // without holding up the keys listed after it. Their ids
+                // are given in the order listed, before any comes up.
+                var fresh: [(DeviceDescriptor, String)] = []
+                for descriptor in found where await claim(descriptor) {
+                    fresh.append((descriptor, await broker.reserveKeyID(.usb)))
+                }
+                await withTaskGroup(of: Void.self) { group in
+                    for (descriptor, id) in fresh { group.addTask { await self.bringUp(descriptor, as: id) } }
+                }
             }
         }
     }
 
-    private func bringUpIfNew(_ descriptor: DeviceDescriptor) async {
-        // Claimed before looking, released after the key is in service (or
-        // failed): a scan finds a key either in flight or in the registry.
-        guard bringingUp.withLock({ $0.insert(descriptor.path).inserted }) else { return }
+    /// Claims a path for its bring-up unless it is coming up or in service
+    /// already; `bringUp` releases it. A scan finds a key either in flight
+    /// or in the registry.
+    private func claim(_ descriptor: DeviceDescriptor) async -> Bool {
+        guard bringingUp.withLock({ $0.insert(descriptor.path).inserted }) else { return false }
+        guard await broker.key(atPath: descriptor.path) == nil else {
+            _ = bringingUp.withLock { $0.remove(descriptor.path) }
+            return false
+        }
+        return true
+    }
+
+    private func bringUp(_ descriptor: DeviceDescriptor, as id: String) async {
         defer { _ = bringingUp.withLock { $0.remove(descriptor.path) } }
-        guard await broker.key(atPath: descriptor.path) == nil else { return }
         let openKey = openKey
         await broker.bringUp(
-            transport: .usb, path: descriptor.path, manufacturer: descriptor.manufacturer,
-            product: descriptor.product, vendorID: descriptor.vendorID, productID: descriptor.productID
+            id: id, transport: .usb, path: descriptor.path, manufacturer: descriptor.manufacturer,
+            product: descriptor.product, vendorID: descriptor.vendorID, productID: descriptor.productID,
+            lockHolder: { FileLocks.holder(ofFileAt: descriptor.path) }
         ) { () throws(FIDO2Error) -> Device in
             try openKey(descriptor)
         }

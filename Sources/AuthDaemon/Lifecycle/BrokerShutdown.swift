@@ -54,12 +54,15 @@ extension Broker {
     /// thread's, queued after what it still had to do, and awaited; `stop`
     /// then finds the key closed.
     private func closeKeys() async {
+        // Keys still coming up (waiting for another program, say) stop.
+        keysComingUp.values.forEach { $0.stop() }
+        keysComingUp = [:]
         let workers = orderedKeys.map(\.worker)
         workers.forEach { $0.cancel() }
         _ = await finishes(within: Self.keysShutdownWait, timerQueue: queue, executor: executor) {
             await withTaskGroup(of: Void.self) { group in
                 for worker in workers {
-                    group.addTask { try? await worker.run { device throws(FIDO2Error) in device.close() } }
+                    group.addTask { await worker.close() }
                 }
             }
         }

@@ -30,25 +30,28 @@ extension Broker {
             userDisplayName: options.user.displayName, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
-            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
+            let operation = Operation(id: id, session: session, request: inFlight, info: info)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             // `requirements` made sure that the key signs with one of the algorithms.
             guard let algorithm = algorithms.algorithm(for: key.info) else { throw algorithms.unsupported(by: [key]) }
             let fido = U2FOnlyKey.fitted(
                 request.fidoRequest(residentKeySupported: key.info.supports.residentKeys).signing(with: algorithm), to: key)
             let credential = try await withKey(key, for: operation) { () async throws(RPCError) in
-                try await withUserVerification(
+                let credential = try await withUserVerification(
                     on: key, preference: request.verification, for: operation, activity: "registering"
                 ) { device, method throws(FIDO2Error) in
                     try device.makeCredential(fido.with(method), pin: method.pin)
                 }
+                // A discoverable credential takes a place on the key
+                // (getInfo's remainingDiscoverableCredentials).
+                if fido.residentKey == .enabled { await refresh(key, for: operation) }
+                return credential
             }
             sendStatus(.processing, for: operation, key: key)
             let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
             let registration = record(
                 credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,
                 residentKey: fido.residentKey == .enabled, for: session.peer.uid)
-            startTask { await self.refresh(key) }
             return encode(CredentialResult(
                 credential: CredentialJSON.registration(
                     credential, clientData: clientData, conveyance: options.attestation ?? "none",

@@ -41,7 +41,7 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         let uid = try owner(actingFor: options.onBehalfOf, session: session, method: "credentials.get at \(rpID)")
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
-            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout, owner: uid)
+            let operation = Operation(id: id, session: session, request: inFlight, info: info, owner: uid)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             try largeBlob?.check(key)
 

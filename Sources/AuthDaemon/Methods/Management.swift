@@ -24,16 +24,15 @@ extension Broker {
         let key = try requireKey(keyID)
         if key.info.isU2FOnly { throw U2FOnlyKey.managementRefusal(method) }
         let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
-        let timeout = configuration.requestTimeout
-        return try start(method, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
-            let operation = Operation(id: id, session: session, request: inFlight, info: info, timeout: timeout)
+        return try start(method, id: id, session: session) { [self] inFlight throws(RPCError) in
+            let operation = Operation(id: id, session: session, request: inFlight, info: info)
             let result = try await withKey(key, for: operation) { () async throws(RPCError) -> ManagementResult in
                 do throws(RPCError) {
                     let result = try await body(operation, key)
-                    await refresh(key)
+                    await refresh(key, for: operation)
                     return result
                 } catch {
-                    await refresh(key)
+                    await refresh(key, for: operation)
                     throw error
                 }
             }

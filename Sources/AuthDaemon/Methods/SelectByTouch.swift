@@ -1,4 +1,5 @@
 import AuthProtocol
+import Dispatch
 import FIDO2
 import SystemKit
 
@@ -34,7 +35,7 @@ extension Broker {
         guard !candidates.isEmpty else { throw RPCError(.noAuthenticator, "no security key is present") }
         return try start(Method.selectAuthenticator, id: id, session: session) { [self] request throws(RPCError) in
             sendStatus(.selectingByTouch, request: id, key: nil, to: session)
-            guard let winner = await race(candidates, timeout: timeout, request: request) else {
+            guard let winner = try await race(candidates, timeout: timeout, request: request) else {
                 throw request.cancellation ?? RPCError(.timeout, "no key was touched within \(timeout)")
             }
             return encode(AuthenticatorEvent(authenticator: wire(winner)))
@@ -42,15 +43,26 @@ extension Broker {
     }
 
     /// Runs the touch race on every candidate's worker; returns the touched
-    /// key, or nil on timeout or cancel.
-    func race(_ candidates: [RegisteredKey], timeout: Duration, request: InFlightRequest) async -> RegisteredKey? {
+    /// key, or nil on timeout or cancel. The keys pass their queues as every
+    /// use does: one that another request holds sits the race out (a touch
+    /// on it answers that request), and one another program has is not
+    /// waited for.
+    func race(_ candidates: [RegisteredKey], timeout: Duration, request: InFlightRequest) async throws(RPCError) -> RegisteredKey? {
+        let racing = candidates.filter(tryAcquire)
+        defer { racing.forEach(release) }
+        guard !racing.isEmpty else {
+            throw RPCError(.busy, "every key is in use by another request; try again when it is done")
+        }
         let race = TouchRace()
         request.onCancel.append { race.end() }
         let deadline = ContinuousClock.now + timeout
+        let callDeadline = DispatchTime.now() + .milliseconds(timeout.wholeMilliseconds)
         await withTaskGroup(of: Void.self) { group in
-            for key in candidates {
+            for key in racing {
+                let cancellation = KeyCallCancellation()
+                request.onCancel.append { cancellation.cancel() }
                 group.addTask {
-                    _ = try? await key.worker.run { device throws(FIDO2Error) in
+                    _ = try? await key.worker.call(until: callDeadline, cancellation: cancellation) { device throws(FIDO2Error) in
                         try Self.awaitTouch(on: device, id: key.id, race: race, deadline: deadline)
                     }
                 }
@@ -72,9 +84,10 @@ extension Broker {
         }
         race.end()
         // A U2F key cannot be cancelled and answers every poll, each of
-        // which asked again: on a new channel, its last answer is left behind.
+        // which asked again: closed, its worker opens it on a new channel
+        // next time, and its last answer is left behind.
         if !device.isFIDO2 {
-            try? device.reopen()
+            device.close()
             return
         }
         try? device.cancel()

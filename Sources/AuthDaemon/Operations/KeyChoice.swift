@@ -36,7 +36,7 @@ extension Broker {
             SelectAuthenticatorPrompt(operation: operation.info, authenticators: candidates.map(wire)), for: operation)
         if reply.touch == true {
             sendStatus(.selectingByTouch, for: operation, key: nil)
-            guard let touched = await race(candidates, timeout: operation.remaining, request: operation.request) else {
+            guard let touched = try await race(candidates, timeout: operation.remaining, request: operation.request) else {
                 try operation.checkCancelled()
                 throw RPCError(.timeout, "no key was touched in time")
             }
@@ -47,6 +47,9 @@ extension Broker {
         }
         return key
     }
+
+    /// How long a silent probe may take on one key, waiting for it included.
+    static let probeLimit: Duration = .seconds(2)
 
     /// Asks each key, silently (no touch, no PIN), which of `credentialIDs`
     /// it holds for the relying party, so that only those keys are offered.
@@ -62,12 +65,15 @@ extension Broker {
         var holding: [String: [UInt8]] = [:]
         var unknown: [String] = []
         for key in keys {
-            if keyQueues[key.id]?.busy == true {
+            // A key another request holds, or another program has, is not
+            // waited for: it stays a candidate, unasked.
+            guard tryAcquire(key) else {
                 unknown.append(key.id)
                 continue
             }
+            defer { release(key) }
             do {
-                let assertion = try await perform(key, for: operation) { device throws(FIDO2Error) in
+                let assertion = try await perform(key, for: operation, within: Self.probeLimit) { device throws(FIDO2Error) in
                     try device.getAssertion(request).statements.map(\.credentialID)
                 }
                 if let first = assertion.first { holding[key.id] = first }

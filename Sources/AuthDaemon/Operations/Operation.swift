@@ -1,4 +1,5 @@
 import AuthProtocol
+import Dispatch
 import FIDO2
 import Glibc
 import SystemKit
@@ -11,23 +12,23 @@ final class Operation: @unchecked Sendable {
     let session: Session
     let request: InFlightRequest
     var info: OperationInfo
-    let deadline: ContinuousClock.Instant
     /// The user the operation is for: whose registrations, policy and
     /// agent apply. The caller's own uid, or the user a root caller acts
     /// for (`onBehalfOf`).
     let owner: uid_t
 
-    init(id: RPCID, session: Session, request: InFlightRequest, info: OperationInfo, timeout: Duration, owner: uid_t? = nil) {
+    /// How long it may take is its request's (`InFlightRequest.timeLimit`):
+    /// one limit, on one clock, for the request and every call it makes.
+    init(id: RPCID, session: Session, request: InFlightRequest, info: OperationInfo, owner: uid_t? = nil) {
         self.id = id
         self.session = session
         self.request = request
         self.info = info
-        deadline = ContinuousClock.now + timeout
         self.owner = owner ?? session.peer.uid
     }
 
     /// Time left, at least a millisecond (a timeout of 0 means "forever" to libfido2).
-    var remaining: Duration { max(.milliseconds(1), deadline - .now) }
+    var remaining: Duration { max(.milliseconds(1), request.deadline.durationFromNow) }
 
     /// Throws the reason the operation was cancelled, if it was.
     func checkCancelled() throws(RPCError) {
@@ -36,7 +37,8 @@ final class Operation: @unchecked Sendable {
 }
 
 /// One key's queue of operations: it serves one at a time, the others wait
-/// in the order they came (PROTOCOL.md: `queued`).
+/// in the order they came (authkeyd-protocol(7): `queued`). Every use of a
+/// key passes it, so that no call reaches a key another operation holds.
 struct KeyQueue {
     var busy = false
     var waiting: [(token: Int, continuation: CheckedContinuation<Bool, Never>)] = []
@@ -47,10 +49,7 @@ extension Broker {
     /// waiting. Cancelling the operation leaves the queue.
     func acquire(_ key: RegisteredKey, for operation: Operation) async throws(RPCError) {
         try operation.checkCancelled()
-        if keyQueues[key.id, default: KeyQueue()].busy == false {
-            keyQueues[key.id, default: KeyQueue()].busy = true
-            return
-        }
+        if tryAcquire(key) { return }
         sendStatus(.queued, for: operation, key: key)
         let token = nextQueueToken
         nextQueueToken += 1
@@ -67,6 +66,15 @@ extension Broker {
             release(key)
             throw error
         }
+    }
+
+    /// Takes the key if it is free now, without waiting: for a look that
+    /// would rather skip a key than wait for it (a silent probe, the touch
+    /// race). True when taken; `release` it after.
+    func tryAcquire(_ key: RegisteredKey) -> Bool {
+        guard keyQueues[key.id, default: KeyQueue()].busy == false else { return false }
+        keyQueues[key.id, default: KeyQueue()].busy = true
+        return true
     }
 
     /// Runs `body` holding the key: waits for it (`acquire`), and hands it
@@ -101,38 +109,58 @@ extension Broker {
     }
 
     /// Runs one libfido2 call for an operation on its key's thread, within
-    /// the time the operation has left; cancelling the operation cancels
-    /// the call (`fido_dev_cancel`).
+    /// the time the operation has left (or `within`, if sooner). The key
+    /// is opened for it if it is closed; while another program has it, the
+    /// call waits and the requester hears `busy`; cancelling the operation
+    /// cancels the call (`fido_dev_cancel`).
     func perform<T: Sendable>(
-        _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
+        _ key: RegisteredKey, for operation: Operation, within limit: Duration? = nil,
+        _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDOFailure) -> T {
         if key.info.isU2FOnly { return try await performPolling(key, for: operation, body) }
         do { try operation.checkCancelled() } catch { throw .cancelled(error) }
-        let timeout = operation.remaining
+        var deadline = operation.request.deadline
+        if let limit { deadline = min(deadline, .now() + .milliseconds(limit.wholeMilliseconds)) }
         do {
-            return try await call(key, for: operation.request) { device throws(FIDO2Error) -> T in
-                device.timeout = timeout
-                defer { device.timeout = Device.defaultTimeout }
-                return try body(device)
-            }
+            return try await call(key, for: operation, until: deadline, body)
         } catch {
             // A call ended by our own cancel reports the cancellation, not
             // the key's answer to it; one ended by libfido2's timeout, the
             // request's timeout (the broker's timer may not have had its turn).
             operation.request.expireIfPastTimeLimit()
             if let reason = operation.request.cancellation { throw .cancelled(reason) }
+            // Given up on just before the deadline: there was no time left
+            // for another try.
+            if error.isKeyBusy {
+                throw .cancelled(RPCError(
+                    .timeout, "\(operation.request.method): the key was in use by another program until the time ran out",
+                    details: ["fido": .string(error.name)]))
+            }
             throw .device(error)
         }
     }
 
-    /// Runs one libfido2 call for `request` on the key's thread; cancelling
-    /// the request stops the call (`KeyCall` says how).
+    /// The one way an operation's call reaches its key's thread: cancelled
+    /// with the operation, and the requester told while the key is busy.
     func call<T: Sendable>(
-        _ key: RegisteredKey, for request: InFlightRequest, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
+        _ key: RegisteredKey, for operation: Operation, until deadline: DispatchTime,
+        _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDO2Error) -> T {
-        let call = KeyCall(on: key.worker)
-        request.onCancel.append { call.cancel() }
-        return try await call.run(body)
+        let cancellation = KeyCallCancellation()
+        operation.request.onCancel.append { cancellation.cancel() }
+        return try await key.worker.call(until: deadline, cancellation: cancellation, whileBusy: { [weak self] holder in
+            guard let self else { return }
+            self.queue.async {
+                self.assumeIsolated { broker in broker.keyIsBusy(key, holder: holder, for: operation) }
+            }
+        }, body)
+    }
+
+    /// Another program has the key an operation waits for.
+    private func keyIsBusy(_ key: RegisteredKey, holder: LockHolder?, for operation: Operation) {
+        guard !operation.request.isCancelled else { return }
+        logger.info("key \(key.id) is in use by \(holder?.description ?? "another program"); request \(operation.id) waits for it")
+        sendStatus(.busy, for: operation, key: key, holder: holder.map { Holder(pid: Int($0.pid), command: $0.command) })
     }
 }
 

@@ -57,6 +57,29 @@ extension Broker {
                 throw error.rpcError(doing: activity)
             }
         }
+        // Read again: a key opened for the attempt above may have been found
+        // changed by another program meanwhile (a PIN set with fido2-token).
+        let now = key.info.supports
+        // The attempts left change with every try, right or wrong: what
+        // `authenticators.info` shows is read again after them.
+        do throws(RPCError) {
+            let result = try await verifiedAttempt(
+                on: key, builtInUV: now.userVerification.isOn && now.pinUVAuthToken, pinSet: now.clientPIN.isOn,
+                for: operation, activity: activity, touchStatus: touchStatus, attempt)
+            await refresh(key, for: operation)
+            return result
+        } catch {
+            await refresh(key, for: operation)
+            throw error
+        }
+    }
+
+    /// The user verified by the key's own sensor where it has one, then by
+    /// the PIN.
+    private func verifiedAttempt<T: Sendable>(
+        on key: RegisteredKey, builtInUV: Bool, pinSet: Bool, for operation: Operation, activity: String,
+        touchStatus: OperationStatus.Status?, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+    ) async throws(RPCError) -> T {
         if builtInUV {
             for _ in 0..<Self.builtInUVAttempts {
                 sendStatus(.waitingForUv, for: operation, key: key)

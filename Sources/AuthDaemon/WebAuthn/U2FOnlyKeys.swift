@@ -1,4 +1,5 @@
 import AuthProtocol
+import Dispatch
 import FIDO2
 
 /// What the daemon does with a key that speaks only U2F (CTAP1; its
@@ -109,7 +110,9 @@ extension Broker {
     /// each: a cancelled operation ends within one, and the key is free
     /// for the next. A slice that runs out ends in `FIDO_ERR_RX`, after
     /// which the key's worker opens it again on a new channel, so that the
-    /// last poll's late answer cannot be taken for the next one's.
+    /// last poll's late answer cannot be taken for the next one's. (A key
+    /// another program has is waited for within the slice, and again in
+    /// the next.)
     func performPolling<T: Sendable>(
         _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDOFailure) -> T {
@@ -117,17 +120,13 @@ extension Broker {
             do { try operation.checkCancelled() } catch { throw .cancelled(error) }
             let remaining = operation.remaining
             let slice = min(remaining, Self.u2fPollSlice)
-            do {
-                return try await call(key, for: operation.request) { device throws(FIDO2Error) -> T in
-                    device.timeout = slice
-                    defer { device.timeout = Device.defaultTimeout }
-                    return try body(device)
-                }
+            do throws(FIDO2Error) {
+                return try await call(key, for: operation, until: .now() + .milliseconds(slice.wholeMilliseconds), body)
             } catch {
                 if let reason = operation.request.cancellation { throw .cancelled(reason) }
-                guard error == .rx else { throw .device(error) }
-                // The time is up: nobody touched the key.
-                if remaining <= Self.u2fPollSlice { throw .device(.actionTimeout) }
+                guard error == .rx || error.isKeyBusy else { throw .device(error) }
+                // The time is up: nobody touched the key (or another program kept it).
+                if remaining <= Self.u2fPollSlice { throw .device(error.isKeyBusy ? error : .actionTimeout) }
             }
         }
     }

@@ -99,6 +99,17 @@ public struct CancelParams: Codable, Sendable, Equatable {
     public init(id: JSONValue) { self.id = id }
 }
 
+/// The program holding a key (`operation.status` `busy`): its pid, and its
+/// command where the daemon can read it.
+public struct Holder: Codable, Sendable, Equatable {
+    public var pid: Int
+    public var command: String?
+    public init(pid: Int, command: String?) {
+        self.pid = pid
+        self.command = command
+    }
+}
+
 /// `operation.status` notification.
 public struct OperationStatus: Codable, Sendable, Equatable {
     public var request: JSONValue
@@ -108,12 +119,17 @@ public struct OperationStatus: Codable, Sendable, Equatable {
     /// last one went (CTAP's lastEnrollSampleStatus; 0 is good).
     public var remainingSamples: Int?
     public var sampleStatus: Int?
+    /// For `busy`: the program holding the key, where the kernel says.
+    public var holder: Holder?
     /// To an agent only: the operation the status is about, with its
     /// requester, so that the agent can say who waits for a touch.
     public var operation: OperationInfo?
 
     public enum Status: String, Codable, Sendable {
+        /// Waiting behind another of the daemon's requests for the same key.
         case queued
+        /// Waiting for another program to let go of the key.
+        case busy
         case processing
         case waitingForTouch
         case waitingForUv
@@ -123,9 +139,10 @@ public struct OperationStatus: Codable, Sendable, Equatable {
 
     public init(
         request: JSONValue, status: Status, authenticator: String? = nil, remainingSamples: Int? = nil, sampleStatus: Int? = nil,
-        operation: OperationInfo? = nil
+        holder: Holder? = nil, operation: OperationInfo? = nil
     ) {
         self.operation = operation
+        self.holder = holder
         self.request = request
         self.status = status
         self.authenticator = authenticator

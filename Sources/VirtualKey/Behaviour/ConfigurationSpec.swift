@@ -23,9 +23,9 @@ extension VirtualKeyConfiguration {
         ("algorithms", "ALG[+ALG]", "the signature algorithms the key offers, es256 and eddsa, joined by + (default es256+eddsa)"),
         ("reset-window", "DURATION", "how long after plug-in a reset is allowed (default 10s)"),
         ("state", "FILE", "keep the key's credentials in FILE across restarts"),
-        ("fault", "stall|garbage|wrong-channel|drop|vanish|delay:DURATION",
-         "misbehave in a CTAP2 reply: send only its first report, garble it, answer on another channel, lose a report, disappear as if unplugged, or answer late"),
-        ("fault-after", "N", "CTAP2 replies to send correctly before the fault (default 0; opening a key takes one getInfo, authkeyd's bring-up two)"),
+        ("fault", "stall|garbage|wrong-channel|drop|vanish|delay:DURATION|busy",
+         "misbehave in a CTAP2 reply: send only its first report, garble it, answer on another channel, lose a report, disappear as if unplugged, or answer late; or refuse the request with ERR_CHANNEL_BUSY, as a key busy with another host's transaction does"),
+        ("fault-after", "N", "CTAP2 replies to send correctly before the fault (default 0; opening a key takes one getInfo, authkeyd's bring-up four)"),
         ("fault-count", "N|always", "how many replies the fault hits (default 1)"),
     ]
 
@@ -102,7 +102,7 @@ extension VirtualKeyConfiguration {
             resetWindow = window
         case "state": stateFile = value
         case "fault":
-            guard let parsed = Self.fault(value) else { throw invalid("stall, garbage, wrong-channel, drop, vanish or delay:DURATION") }
+            guard let parsed = Self.fault(value) else { throw invalid("stall, garbage, wrong-channel, drop, vanish, delay:DURATION or busy") }
             fault = parsed
         case "fault-after":
             guard let count = Int(value), count >= 0 else { throw invalid("a number of replies, 0 or more") }
@@ -128,6 +128,7 @@ extension VirtualKeyConfiguration {
         case "wrong-channel": return .wrongChannel
         case "drop": return .dropReport(index: 0)
         case "vanish": return .vanish
+        case "busy": return .channelBusy
         default:
             guard text.hasPrefix("delay:"), let delay = duration(String(text.dropFirst(6))) else { return nil }
             return .delay(delay)

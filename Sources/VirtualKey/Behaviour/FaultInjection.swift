@@ -16,6 +16,11 @@ public enum Fault: Sendable, Equatable {
     case stallMidMessage
     /// Disappear, as if unplugged, instead of answering.
     case vanish
+    /// Refuse the request unprocessed with CTAPHID ERROR `ERR_CHANNEL_BUSY`,
+    /// as a key does while another host's transaction is in flight on
+    /// another channel. Unlike the others it hits a request, not a reply;
+    /// it is counted the same way (`FaultRule`).
+    case channelBusy
 }
 
 /// When a fault applies: after letting `skip` replies through, to the next
@@ -48,6 +53,19 @@ final class FaultInjector: Sendable {
     func setRules(_ newRules: [FaultRule]) { rules.withLock { $0 = newRules } }
     func onVanish(_ handler: @escaping @Sendable () -> Void) { vanishHandler.withLock { $0 = handler } }
 
+    /// Whether the request that just came is to be refused as busy
+    /// (`Fault.channelBusy`), counting it against its rule. A request let
+    /// through is counted by its reply.
+    func refusesRequest() -> Bool {
+        rules.withLock { rules in
+            guard let index = rules.indices.first, rules[index].fault == .channelBusy, rules[index].skip == 0 else {
+                return false
+            }
+            Self.count(&rules, at: index)
+            return true
+        }
+    }
+
     /// Takes the fault that applies to this reply, counting it against its rule.
     private func nextFault() -> Fault? {
         rules.withLock { rules in
@@ -56,11 +74,17 @@ final class FaultInjector: Sendable {
                 rules[index].skip -= 1
                 return nil
             }
+            // Its request was refused before any reply (`refusesRequest`).
+            if rules[index].fault == .channelBusy { return nil }
             let fault = rules[index].fault
-            if let count = rules[index].count {
-                if count <= 1 { rules.remove(at: index) } else { rules[index].count = count - 1 }
-            }
+            Self.count(&rules, at: index)
             return fault
+        }
+    }
+
+    private static func count(_ rules: inout [FaultRule], at index: Int) {
+        if let count = rules[index].count {
+            if count <= 1 { rules.remove(at: index) } else { rules[index].count = count - 1 }
         }
     }
 
@@ -95,6 +119,9 @@ final class FaultInjector: Sendable {
         case .vanish:
             let handler = vanishHandler.withLock { $0 }
             handler?()
+        case .channelBusy:
+            // Taken as a request's fault, never as a reply's (`nextFault`).
+            for report in reports { port.deliver(report: report) }
         }
     }
 }

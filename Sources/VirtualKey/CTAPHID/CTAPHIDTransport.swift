@@ -217,6 +217,10 @@ final class CTAPHIDTransport: Sendable {
             processor.wink()
             send(command: .wink, payload: [], channel: message.channel, to: transaction.port)
         default:
+            if faults.refusesRequest() {
+                state.transaction = nil
+                return sendError(.channelBusy, channel: message.channel, to: transaction.port)
+            }
             let id = transaction.id
             let context = CommandContext(transactionID: id) { [weak self] status in
                 self?.sendKeepalive(status, transactionID: id)

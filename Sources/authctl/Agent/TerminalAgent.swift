@@ -65,7 +65,7 @@ final class TerminalAgent: AgentFrontEnd {
             defer { state.lastStatus[status.request] = status.status }
             return state.lastStatus[status.request] != status.status
         }
-        guard changed, let cue = StatusCues.cue(for: status.status) else { return }
+        guard changed, let cue = StatusCues.cue(for: status) else { return }
         terminal.announce("   \(cue)\n")
     }
 

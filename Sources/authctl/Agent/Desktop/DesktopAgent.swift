@@ -52,8 +52,8 @@ final class DesktopAgent: AgentFrontEnd {
     func statusChanged(_ status: OperationStatus) {
         let request = Self.key(status.request)
         switch status.status {
-        case .waitingForTouch, .waitingForUv, .selectingByTouch:
-            let cue = StatusCues.cue(for: status.status) ?? "Touch your security key"
+        case .waitingForTouch, .waitingForUv, .selectingByTouch, .busy:
+            let cue = StatusCues.cue(for: status) ?? "Touch your security key"
             let body = status.operation.map(RequestWording.sentence) ?? ""
             notifications.show(for: request, summary: cue, body: body)
             note("\(request): \(cue) (notified)")
