@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthDaemon
 import Dispatch
+import Foundation
 import Glibc
 import SystemKit
 import TestSupport
@@ -110,6 +111,20 @@ import Testing
         #expect(number == SIGUSR2)
     }
 
+    /// Services stop in the reverse of their order, each once the one
+    /// after it has returned: the listener before the key sources, the key
+    /// sources before the broker.
+    @Test func servicesStopInTheReverseOfTheirOrder() async throws {
+        let stops = Protected<[String]>([])
+        let names = ["broker", "key sources", "listener"]
+        let group = ServiceGroup(services: names.map { Recording(name: $0, stops: stops) }, shutdownDeadline: .seconds(5))
+        let running = Task { try await group.run() }
+        try await Task.sleep(for: .milliseconds(50))
+        group.triggerGracefulShutdown()
+        try await running.value
+        #expect(stops.withLock { $0 } == ["listener asked", "listener done", "key sources asked", "key sources done", "broker asked", "broker done"])
+    }
+
     @Test func theDaemonsServicesServeTheSocketThenStopAndRemoveIt() async throws {
         let directory = TemporaryDirectory(prefix: "authkeyd-lifecycle")
         let socketPath = directory.file("authkeyd.sock")
@@ -120,13 +135,7 @@ import Testing
         configuration.stateDirectory = directory.path
         configuration.logLevel = .error
         let logger = Logger(level: configuration.logLevel, environment: [:])
-        let broker = Broker(configuration: configuration, logger: logger, environment: [:])
-        let keySources = KeySources(configuration: configuration, broker: broker, logger: logger)
-        let listener = try Listener(
-            configuration: configuration, environment: [:], broker: broker, logger: logger, startAfter: keySources.ready)
-        let brokerService = await BrokerService(broker: broker, configuration: configuration, environment: [:], logger: logger)
-        let group = ServiceGroup(
-            services: [brokerService, keySources, listener], shutdownDeadline: .milliseconds(4500), executor: broker.executor)
+        let group = try Daemon(configuration: configuration, environment: [:], commandLine: [], logger: logger).group()
         let running = Task { try await group.run() }
 
         #expect(FileSystem.exists(socketPath))
@@ -140,6 +149,19 @@ import Testing
         try await running.value
         #expect(!FileSystem.exists(socketPath), "the socket file it made is gone")
         #expect(client.isClosedByPeer(within: .seconds(5)))
+    }
+}
+
+/// Notes when it is asked to stop, takes a moment, and notes that it is done.
+private struct Recording: Service {
+    let name: String
+    let stops: Protected<[String]>
+
+    func run() async {
+        await GracefulShutdown.wait()
+        stops.withLock { $0.append("\(name) asked") }
+        try? await Task.sleep(for: .milliseconds(30))
+        stops.withLock { $0.append("\(name) done") }
     }
 }
 
@@ -180,5 +202,37 @@ extension Latch {
     /// Whether the latch opens within `limit`.
     fileprivate func opens(within limit: Duration) async -> Bool {
         await finishes(within: limit, timerQueue: DispatchQueue(label: "lifecycle-tests"), executor: nil) { await self.wait() }
+    }
+}
+
+/// The shutdown deadline is one number: the parts of it the broker uses
+/// fit inside it, and what the units and the man page promise follows from it.
+@Suite struct ShutdownDeadlineTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theBrokersWaitsFitWithinTheDeadline() {
+        #expect(ShutdownDeadline.operations + ShutdownDeadline.keys < ShutdownDeadline.total)
+        #expect(Broker.operationsShutdownWait == ShutdownDeadline.operations)
+        #expect(Broker.keysShutdownWait == ShutdownDeadline.keys)
+    }
+
+    /// systemd kills a unit that has not stopped by TimeoutStopSec: it must
+    /// leave the daemon its whole deadline, with room to spare.
+    @Test(arguments: ["systemd/authkeyd.service", "systemd/user/authkeyd.service"])
+    func theUnitsStopTimeoutLeavesTheDeadlineRoom(unit: String) throws {
+        let text = try String(contentsOf: Self.repository.appendingPathComponent(unit), encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") })
+        let seconds = try #require(Int(line.dropFirst("TimeoutStopSec=".count)))
+        #expect(Duration.seconds(seconds) >= ShutdownDeadline.total * 2, "\(unit): \(line)")
+    }
+
+    /// authkeyd(8) says the daemon exits "within five seconds" of SIGTERM:
+    /// the deadline rounded up to whole seconds.
+    @Test func theManPageSaysTheDeadlineRoundedUp() throws {
+        let page = try String(contentsOf: Self.repository.appendingPathComponent("man/authkeyd.8"), encoding: .utf8)
+        let words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+        let seconds = Int((ShutdownDeadline.total + .milliseconds(999)).components.seconds)
+        #expect(page.contains("exit within \(words[seconds]) seconds whatever happens"))
     }
 }

@@ -62,12 +62,22 @@ public actor Broker {
     /// Which clients have input; made for the first client.
     private var readiness: ClientReadiness?
 
+    /// The broker, with its registration store under the state directory
+    /// (none, and an error in the log, when that directory cannot be made).
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
         executor = QueueExecutor(label: "authkeyd.broker")
         self.configuration = configuration
         self.logger = logger
         self.environment = environment
         policy = Self.policy(for: configuration, logger: logger)
+        let directory = configuration.resolvedStateDirectory(environment: environment) + "/registrations"
+        let store = RegistrationStore(directory: directory, logger: logger, queue: executor.queue)
+        do {
+            try store.prepare()
+            self.store = store
+        } catch {
+            logger.error("registrations will not be kept: \(error) (set state-dir in authkeyd.conf)")
+        }
     }
 
     /// The policy `configuration` calls for; a name that resolves to no

@@ -4,18 +4,8 @@
 public struct BrokerService: Service {
     public let broker: Broker
 
-    /// Gives the broker its registration store under the state directory
-    /// (none, and an error in the log, when that directory cannot be made).
-    public init(broker: Broker, configuration: DaemonConfiguration, environment: [String: String], logger: Logger) async {
+    public init(broker: Broker) {
         self.broker = broker
-        let directory = configuration.resolvedStateDirectory(environment: environment) + "/registrations"
-        let store = RegistrationStore(directory: directory, logger: logger, queue: broker.queue)
-        do {
-            try store.prepare()
-            await broker.adoptStore(store)
-        } catch {
-            logger.error("registrations will not be kept: \(error) (set state-dir in authkeyd.conf)")
-        }
     }
 
     public func run() async {

@@ -10,14 +10,11 @@ extension Broker {
         policy = Self.policy(for: fresh, logger: logger)
     }
 
-    /// The registration store, set at start-up before clients come.
-    func adoptStore(_ store: RegistrationStore) { self.store = store }
-
     /// How long the cancelled operations have to answer before the
     /// clients are told and the keys closed regardless.
-    static let operationsShutdownWait: Duration = .seconds(3)
+    static let operationsShutdownWait = ShutdownDeadline.operations
     /// How long the keys' threads have to close their keys.
-    static let keysShutdownWait: Duration = .seconds(1)
+    static let keysShutdownWait = ShutdownDeadline.keys
 
     /// Shutdown: every operation is cancelled and answered `shuttingDown`,
     /// every client is told, and the keys are closed.

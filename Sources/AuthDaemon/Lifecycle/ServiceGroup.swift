@@ -5,16 +5,25 @@ import SystemKit
 /// Runs services together and ends them together (the shape of
 /// swift-service-lifecycle's `ServiceGroup`).
 ///
-/// A graceful shutdown starts once, for all the services at the same time:
-/// on a shutdown signal, on `triggerGracefulShutdown()`, or when a service
-/// returns or throws. From then on one hard deadline runs; a service still
-/// running at it is cancelled and abandoned, and `run()` throws. Reload
-/// signals run `onReload`, one reload after another.
+/// A graceful shutdown starts once: on a shutdown signal, on
+/// `triggerGracefulShutdown()`, or when a service returns or throws. The
+/// services are asked to stop in the reverse of their order, each once the
+/// one after it has returned (as they were started: the broker before the
+/// key sources, the key sources before the listener; so the listener stops
+/// taking clients first, and the broker, which closes the keys, stops
+/// last), or once that one has had its share of the deadline (the deadline
+/// over the number of services) without returning: one that hangs holds
+/// up the others only that long. From the start of the shutdown one hard
+/// deadline runs; a service still running at it is cancelled and
+/// abandoned, and `run()` throws.
+/// Reload signals run `onReload`, one reload after another.
 public final class ServiceGroup: Sendable {
     private enum Event: Sendable {
         case signal(Int32)
         case shutdownRequested
         case ended(service: Int, Result<Void, any Error>)
+        /// The service asked to stop at that step has had its share of the deadline.
+        case stepPassed(Int)
         case deadlinePassed
     }
 
@@ -66,12 +75,13 @@ public final class ServiceGroup: Sendable {
     }
 
     private func runServices() async throws(ServiceGroupError) {
-        let shutdown = Latch()
+        // Each service's own request, opened in turn (`stopNext`).
+        let requests = services.map { _ in Latch() }
         let tasks = services.enumerated().map { index, service in
             Task(executorPreference: executor) { [post] in
                 let outcome: Result<Void, any Error>
                 do {
-                    try await GracefulShutdown.$request.withValue(shutdown) { try await service.run() }
+                    try await GracefulShutdown.$request.withValue(requests[index]) { try await service.run() }
                     outcome = .success(())
                 } catch {
                     outcome = .failure(error)
@@ -89,9 +99,24 @@ public final class ServiceGroup: Sendable {
         var running = Set(services.indices)
         var failure: ServiceGroupError?
         var reloading: Task<Void, Never>?
+        var shuttingDown = false
+        var step = 0
+        let share = shutdownDeadline / max(1, services.count)
+        /// Asks the last service still running that has not been asked to
+        /// stop, once every later one has returned or had its share.
+        func stopNext(afterShare: Bool = false) {
+            guard let next = running.filter({ !requests[$0].isOpen }).max() else { return }
+            guard afterShare || running.allSatisfy({ $0 <= next }) else { return }
+            requests[next].open()
+            step += 1
+            timerQueue.asyncAfter(deadline: .now() + .milliseconds(share.wholeMilliseconds)) { [post, step] in
+                post.yield(.stepPassed(step))
+            }
+        }
         func beginShutdown() {
-            guard !shutdown.isOpen else { return }
-            shutdown.open()
+            guard !shuttingDown else { return }
+            shuttingDown = true
+            stopNext()
             timerQueue.asyncAfter(deadline: .now() + .milliseconds(shutdownDeadline.wholeMilliseconds)) { [post] in
                 post.yield(.deadlinePassed)
             }
@@ -105,7 +130,7 @@ public final class ServiceGroup: Sendable {
                 beginShutdown()
             case .signal(let number) where reloadSignals.contains(number):
                 // Not while shutting down: the services it would touch are going.
-                guard !shutdown.isOpen else { break }
+                guard !shuttingDown else { break }
                 let previous = reloading, onReload = onReload
                 reloading = Task(executorPreference: executor) {
                     await previous?.value
@@ -123,6 +148,10 @@ public final class ServiceGroup: Sendable {
                     if let failure { throw failure }
                     return
                 }
+                stopNext()
+            case .stepPassed(let passed):
+                // The service asked then is still running: the next goes too.
+                if passed == step { stopNext(afterShare: true) }
             case .deadlinePassed:
                 for index in running { tasks[index].cancel() }
                 throw .deadlineExceeded(shutdownDeadline, unfinished: running.sorted().map { Self.name(of: services[$0]) })

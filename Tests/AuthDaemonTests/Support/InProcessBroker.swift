@@ -28,10 +28,9 @@ final class InProcessBroker: Sendable {
         // Quiet: a test's output is its assertions.
         configuration.logLevel = .error
         let logger = Logger(level: configuration.logLevel, environment: [:])
+        // The daemon's broker as `Daemon` makes it; no listener and no key
+        // sources: the test hands it connections and keys itself.
         broker = Broker(configuration: configuration, logger: logger, environment: [:])
-        let store = RegistrationStore(directory: directory.file("registrations"), logger: logger, queue: broker.queue)
-        try store.prepare()
-        await broker.adoptStore(store)
         for spec in configuration.virtualKeys {
             guard await broker.bringUpVirtualKey(spec: spec) != nil else {
                 throw InProcessBrokerError("the virtual key \(spec) did not come up")
