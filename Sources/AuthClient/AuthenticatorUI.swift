@@ -30,11 +30,10 @@ public protocol AuthenticatorUI: Sendable {
     func selectCredential(
         _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo
     ) async -> String?
-    /// The prompts this UI answers, by their `hello` names
-    /// (`Prompt.name(of:)`), for `AuthClient.hello(client:ui:)`. The daemon
-    /// applies its documented default to the others without asking
-    /// (authkeyd-protocol(7)). The default is every prompt.
-    var answeredPrompts: [String] { get }
+    /// The prompts this UI answers, for `AuthClient.hello(client:ui:)`.
+    /// The daemon applies its documented default to the others without
+    /// asking (authkeyd-protocol(7)). The default is every prompt.
+    var answeredPrompts: [Prompt.Kind] { get }
 }
 
 extension AuthenticatorUI {
@@ -46,7 +45,7 @@ extension AuthenticatorUI {
         credentials.first?.id
     }
 
-    public var answeredPrompts: [String] { Prompt.all.map(Prompt.name(of:)) }
+    public var answeredPrompts: [Prompt.Kind] { Prompt.Kind.allCases }
 }
 
 /// The handshake as Thales' `TGFFido2UiDelegate` shapes it: each prompt
@@ -72,7 +71,7 @@ public protocol AuthenticatorUIDelegate: AnyObject, Sendable {
         _ credentials: [SelectCredentialPrompt.Credential], on authenticator: Authenticator, operation: OperationInfo,
         selectionHandler: @escaping @Sendable (String) -> Void, cancelHandler: @escaping @Sendable () -> Void)
     /// The prompts this delegate answers (`AuthenticatorUI.answeredPrompts`); every one by default.
-    var answeredPrompts: [String] { get }
+    var answeredPrompts: [Prompt.Kind] { get }
 }
 
 extension AuthenticatorUIDelegate {
@@ -85,7 +84,7 @@ extension AuthenticatorUIDelegate {
         if let newest = credentials.first { selectionHandler(newest.id) } else { cancelHandler() }
     }
 
-    public var answeredPrompts: [String] { Prompt.all.map(Prompt.name(of:)) }
+    public var answeredPrompts: [Prompt.Kind] { Prompt.Kind.allCases }
 }
 
 /// Adapts a completion-handler delegate to `AuthenticatorUI`. A handler
@@ -134,7 +133,7 @@ public struct DelegateAdapter: AuthenticatorUI {
         }
     }
 
-    public var answeredPrompts: [String] { delegate.answeredPrompts }
+    public var answeredPrompts: [Prompt.Kind] { delegate.answeredPrompts }
 
     public func statusChanged(_ status: OperationStatus) { delegate.operationStatusChanged(status) }
 
@@ -184,39 +183,33 @@ extension AuthClient {
     }
 
     private static func answer(_ method: String, _ params: JSONValue, ui: any AuthenticatorUI) async throws -> PromptReply {
-        let decoder = JSONValueDecoder()
-        switch method {
-        case Prompt.selectAuthenticator:
-            let prompt = try decoder.decode(SelectAuthenticatorPrompt.self, from: params)
+        // A prompt this client does not know (a newer daemon's): decline
+        // rather than guess.
+        guard let prompt = try Prompt(method: method, params: params) else { return .cancel }
+        switch prompt {
+        case .selectAuthenticator(let prompt):
             switch await ui.selectAuthenticator(prompt.authenticators, operation: prompt.operation) {
             case .authenticator(let id)?: return PromptReply(action: .proceed, authenticator: id)
             case .touch?: return PromptReply(action: .proceed, touch: true)
             case nil: return .cancel
             }
-        case Prompt.enterPin:
-            let prompt = try decoder.decode(EnterPinPrompt.self, from: params)
+        case .enterPin(let prompt):
             guard let pin = await ui.enterPIN(for: prompt.authenticator, operation: prompt.operation, reason: prompt.reason, retries: prompt.retries) else {
                 return .cancel
             }
             return PromptReply(action: .proceed, pin: pin)
-        case Prompt.confirmTransaction:
-            let prompt = try decoder.decode(ConfirmTransactionPrompt.self, from: params)
+        case .confirmTransaction(let prompt):
             return await ui.confirmTransaction(prompt.transaction, operation: prompt.operation) ? .proceed : .cancel
-        case Prompt.describeAuthenticator:
-            let prompt = try decoder.decode(DescribeAuthenticatorPrompt.self, from: params)
+        case .describeAuthenticator(let prompt):
             guard let name = await ui.describeAuthenticator(prompt.authenticator, operation: prompt.operation, suggestion: prompt.suggestion) else {
                 return .cancel
             }
             return PromptReply(action: .proceed, friendlyName: name)
-        case Prompt.selectCredential:
-            let prompt = try decoder.decode(SelectCredentialPrompt.self, from: params)
+        case .selectCredential(let prompt):
             guard let id = await ui.selectCredential(prompt.credentials, on: prompt.authenticator, operation: prompt.operation) else {
                 return .cancel
             }
             return PromptReply(action: .proceed, credential: id)
-        default:
-            // A prompt this client does not know: decline rather than guess.
-            return .cancel
         }
     }
 

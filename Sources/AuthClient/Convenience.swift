@@ -12,7 +12,7 @@ extension AuthClient {
 
     /// `hello` declaring the prompts `ui` answers (`AuthenticatorUI.answeredPrompts`).
     public func hello(client: String, ui: any AuthenticatorUI) async throws(AuthClientError) -> HelloResult {
-        try await hello(client: client, answering: ui.answeredPrompts)
+        try await hello(client: client, answering: ui.answeredPrompts.map(\.rawValue))
     }
 
     public func listAuthenticators() async throws(AuthClientError) -> [Authenticator] {

@@ -84,11 +84,11 @@ enum ProtocolSeeds {
             .errorResponse(id: .string("authkeyd-3"), error: RPCError(.cancelled, "the user cancelled", details: ["fido": "FIDO_ERR_PIN_INVALID"])),
             .notification(method: "client.note", params: ["x": [1, 2.5, true, nil]]),
             // What the daemon sends, as a client reads it.
-            request(20, Prompt.enterPin, EnterPinPrompt(operation: operation, authenticator: authenticator, reason: .invalid, retries: 7, minLength: 4)),
-            request(21, Prompt.selectAuthenticator, SelectAuthenticatorPrompt(operation: operation, authenticators: [authenticator])),
+            request(20, Prompt.Kind.enterPin.method, EnterPinPrompt(operation: operation, authenticator: authenticator, reason: .invalid, retries: 7, minLength: 4)),
+            request(21, Prompt.Kind.selectAuthenticator.method, SelectAuthenticatorPrompt(operation: operation, authenticators: [authenticator])),
             // The account chooser, and a hello that declares the prompts answered.
             request(22, Method.hello, HelloParams(client: "fuzz/1", ui: ["selectCredential", "enterPin"])),
-            request(23, Prompt.selectCredential, SelectCredentialPrompt(operation: operation, authenticator: authenticator, credentials: [.init(id: "AQID", user: user, registration: nil)])),
+            request(23, Prompt.Kind.selectCredential.method, SelectCredentialPrompt(operation: operation, authenticator: authenticator, credentials: [.init(id: "AQID", user: user, registration: nil)])),
             .response(id: .string("authkeyd-4"), result: (try? JSONValueEncoder().encode(PromptReply(action: .proceed, credential: "AQID"))) ?? .null),
             .notification(method: Method.operationStatus, params: try? JSONValueEncoder().encode(OperationStatus(request: 5, status: .sampleCaptured, authenticator: "v1", remainingSamples: 2, sampleStatus: 0))),
             .response(id: .number(1), result: (try? JSONValueEncoder().encode(HelloResult(protocol: 1, daemon: "authkeyd/1", capabilities: Method.clientMethods, uid: 1000, canManage: true))) ?? .null),

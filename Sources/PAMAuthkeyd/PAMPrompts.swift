@@ -23,7 +23,7 @@ final class PAMPrompts: AuthenticatorUI {
         cueText = options.cue ? options.cuePrompt ?? "Please touch the device." : nil
     }
 
-    var answeredPrompts: [String] { [Prompt.name(of: Prompt.enterPin)] }
+    var answeredPrompts: [Prompt.Kind] { [.enterPin] }
 
     func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String? {
         let attempt = state.withLock { state -> Int in

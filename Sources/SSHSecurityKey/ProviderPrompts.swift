@@ -51,8 +51,8 @@ final class ProviderPrompts: AuthenticatorUI {
     /// Forgets the PIN.
     func close() { state.withLock { $0.pin = nil } }
 
-    var answeredPrompts: [String] {
-        [Prompt.selectAuthenticator, Prompt.enterPin, Prompt.selectCredential].map(Prompt.name(of:))
+    var answeredPrompts: [Prompt.Kind] {
+        [.selectAuthenticator, .enterPin, .selectCredential]
     }
 
     func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {

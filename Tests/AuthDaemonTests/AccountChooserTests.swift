@@ -124,9 +124,9 @@ import Testing
         let (daemon, _, _) = try await keyWithTwoAccounts()
         let raw = try daemon.rawClient()
         raw.request(1, Method.getCredential, try JSONValueEncoder().encode(WebAuthnFixtures.getParams()))
-        let pinPrompt = try #require(raw.read { $0.method == Prompt.enterPin })
+        let pinPrompt = try #require(raw.read { $0.method == Prompt.Kind.enterPin.method })
         raw.answer(pinPrompt, with: ["action": "proceed", "pin": .string(Self.pin)])
-        let chooser = try #require(raw.read { $0.method == Prompt.selectCredential })
+        let chooser = try #require(raw.read { $0.method == Prompt.Kind.selectCredential.method })
         #expect(chooser["params"]?["credentials"]?.arrayValue?.count == 2)
         raw.answer(chooser, with: ["action": "proceed"])
         let reply = try #require(raw.read { $0.isReply(to: 1) })
@@ -268,7 +268,7 @@ import Testing
             let delegate = PINDelegate(pin: Self.pin, prompts: prompts)
             let adapter = DelegateAdapter(delegate)
             client.setUI(adapter)
-            #expect(adapter.answeredPrompts == prompts ?? ["selectAuthenticator", "enterPin", "confirmTransaction", "describeAuthenticator", "selectCredential"])
+            #expect(adapter.answeredPrompts.map(\.rawValue) == prompts ?? ["selectAuthenticator", "enterPin", "confirmTransaction", "describeAuthenticator", "selectCredential"])
             _ = try await client.hello(client: "chooser-test/1", ui: adapter)
             let challenge = randomHash()
             let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge))
@@ -373,7 +373,7 @@ final class PINDelegate: CancelsTheOtherPrompts, @unchecked Sendable {
         self.prompts = prompts
     }
 
-    var answeredPrompts: [String] { prompts ?? Prompt.all.map(Prompt.name(of:)) }
+    var answeredPrompts: [Prompt.Kind] { prompts?.compactMap(Prompt.Kind.init(rawValue:)) ?? Prompt.Kind.allCases }
 
     func enterPIN(
         for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?,

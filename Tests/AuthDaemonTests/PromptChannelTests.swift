@@ -12,7 +12,7 @@ import Testing
 
     @Test func aReplyIsMatchedByItsIdAndEndsThePromptOnce() async throws {
         let request = InFlightRequest(method: Method.createCredential)
-        let asked = Task { try await host.ask(Prompt.enterPin, for: request) }
+        let asked = Task { try await host.ask(Prompt.Kind.enterPin.method, for: request) }
         let id = try await host.sentID(0)
         #expect(id == .string("authkeyd-1"), "the daemon's ids are strings, never the client's numbers")
         #expect(await !host.answer(.string("authkeyd-9"), .success(["action": "proceed"])), "an id nobody asked is dropped")
@@ -25,9 +25,9 @@ import Testing
 
     @Test func promptsAnsweredOutOfOrderEachGetTheirOwnReply() async throws {
         let request = InFlightRequest(method: Method.getCredential)
-        let first = Task { try await host.ask(Prompt.enterPin, for: request) }
+        let first = Task { try await host.ask(Prompt.Kind.enterPin.method, for: request) }
         let firstID = try await host.sentID(0)
-        let second = Task { try await host.ask(Prompt.describeAuthenticator, for: request) }
+        let second = Task { try await host.ask(Prompt.Kind.describeAuthenticator.method, for: request) }
         let secondID = try await host.sentID(1)
         #expect(firstID != secondID)
         #expect(await host.answer(secondID, .success(["action": "proceed", "friendlyName": "work"])))
@@ -45,7 +45,7 @@ import Testing
         ]
         for (index, (answer, message)) in answers.enumerated() {
             let request = InFlightRequest(method: Method.createCredential)
-            let asked = Task { try await host.ask(Prompt.enterPin, for: request) }
+            let asked = Task { try await host.ask(Prompt.Kind.enterPin.method, for: request) }
             #expect(await host.answer(try await host.sentID(index), answer))
             let error = await failure(of: asked)
             #expect(error?.reason == .cancelled && error?.message.hasPrefix(message) == true, "\(String(describing: error))")
@@ -55,7 +55,7 @@ import Testing
     @Test func anErrorReplyThatIsATimeoutOrCancellationKeepsItsReason() async throws {
         for (index, reason) in [ErrorReason.timeout, .cancelled, .shuttingDown].enumerated() {
             let request = InFlightRequest(method: Method.createCredential)
-            let asked = Task { try await host.ask(Prompt.selectAuthenticator, for: request) }
+            let asked = Task { try await host.ask(Prompt.Kind.selectAuthenticator.method, for: request) }
             #expect(await host.answer(try await host.sentID(index), .failure(RPCError(reason, "the client's own words"))))
             let error = await failure(of: asked)
             #expect(error?.reason == reason && error?.message == "the client's own words")
@@ -64,7 +64,7 @@ import Testing
 
     @Test func cancellingTheRequestEndsItsPromptWithTheReason() async throws {
         let request = InFlightRequest(method: Method.createCredential)
-        let asked = Task { try await host.ask(Prompt.enterPin, for: request) }
+        let asked = Task { try await host.ask(Prompt.Kind.enterPin.method, for: request) }
         let id = try await host.sentID(0)
         await host.cancel(request, RPCError(.cancelled, "cancelled by the client"))
         let error = await failure(of: asked)
@@ -76,16 +76,16 @@ import Testing
     @Test func aCancelledRequestAsksNothing() async throws {
         let request = InFlightRequest(method: Method.createCredential)
         await host.cancel(request, RPCError(.timeout, "too late"))
-        let error = await failure(of: Task { try await host.ask(Prompt.enterPin, for: request) })
+        let error = await failure(of: Task { try await host.ask(Prompt.Kind.enterPin.method, for: request) })
         #expect(error?.reason == .timeout)
         #expect(host.outbox.messages.isEmpty)
     }
 
     @Test func theClientGoingEndsEveryPrompt() async throws {
         let one = InFlightRequest(method: Method.createCredential), other = InFlightRequest(method: Method.getCredential)
-        let first = Task { try await host.ask(Prompt.enterPin, for: one) }
+        let first = Task { try await host.ask(Prompt.Kind.enterPin.method, for: one) }
         _ = try await host.sentID(0)
-        let second = Task { try await host.ask(Prompt.confirmTransaction, for: other) }
+        let second = Task { try await host.ask(Prompt.Kind.confirmTransaction.method, for: other) }
         _ = try await host.sentID(1)
         await host.cancelAll(RPCError(.cancelled, "the client disconnected"))
         for asked in [first, second] {
@@ -98,7 +98,7 @@ import Testing
     @Test func noReplyInTimeIsATimeout() async throws {
         let request = InFlightRequest(method: Method.createCredential)
         let started = ContinuousClock.now
-        let error = await failure(of: Task { try await host.ask(Prompt.enterPin, timeout: .milliseconds(100), for: request) })
+        let error = await failure(of: Task { try await host.ask(Prompt.Kind.enterPin.method, timeout: .milliseconds(100), for: request) })
         #expect(error?.reason == .timeout && error?.message.hasPrefix("no answer to ui.enterPin within") == true)
         // That it ends, not how fast: the suite runs beside every other
         // in-process suite on two cores, where 100 ms can take seconds.
@@ -114,7 +114,7 @@ import Testing
         let client = try daemon.rawClient()
         client.request(1, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams()))
         let prompt = try #require(client.readRequest())
-        #expect(prompt["method"]?.stringValue == Prompt.describeAuthenticator)
+        #expect(prompt["method"]?.stringValue == Prompt.Kind.describeAuthenticator.method)
         let id = try #require(prompt["id"]?.stringValue)
         #expect(id.hasPrefix("authkeyd-"))
         client.send(#"{"jsonrpc":"2.0","id":"authkeyd-99","result":{"action":"proceed","friendlyName":"Wrong"}}"# + "\n")

@@ -19,7 +19,7 @@ import VirtualKey
     @Test func theProtocolPageHasEveryMethodNotificationPromptAndErrorReason() throws {
         let page = try ManPage("authkeyd-protocol.7")
         // Each is a tag of its own: a line that starts with the name.
-        for name in Method.clientMethods + Method.notifications + Prompt.all {
+        for name in Method.clientMethods + Method.notifications + Prompt.Kind.allCases.map(\.method) {
             #expect(page.hasTag(name), "authkeyd-protocol(7) does not describe \(name)")
         }
         // Each reason in the table, on one line with its JSON-RPC code.
@@ -42,7 +42,7 @@ import VirtualKey
         }
         let reasons = try SwiftSource("Sources/AuthProtocol/Wire/Prompts.swift").cases(of: "Reason")
         #expect(reasons.count >= 5 && reasons.allSatisfy { EnterPinPrompt.Reason(rawValue: $0) != nil }, "read: \(reasons)")
-        let pinEntry = page.entry(Prompt.enterPin)
+        let pinEntry = page.entry(Prompt.Kind.enterPin.method)
         for reason in reasons {
             #expect(pinEntry.hasTag(reason), "authkeyd-protocol(7) does not describe the reason \(reason) under ui.enterPin")
         }
@@ -448,12 +448,12 @@ private enum Shapes {
 
     static var prompts: [String: Any] {
         [
-            Prompt.selectAuthenticator: SelectAuthenticatorPrompt(operation: operation, authenticators: [key]),
-            Prompt.enterPin: EnterPinPrompt(operation: operation, authenticator: key, reason: .required, retries: 8, minLength: 4),
-            Prompt.confirmTransaction: ConfirmTransactionPrompt(operation: operation, transaction: Transaction(details: [:])),
-            Prompt.describeAuthenticator: DescribeAuthenticatorPrompt(
+            Prompt.Kind.selectAuthenticator.method: SelectAuthenticatorPrompt(operation: operation, authenticators: [key]),
+            Prompt.Kind.enterPin.method: EnterPinPrompt(operation: operation, authenticator: key, reason: .required, retries: 8, minLength: 4),
+            Prompt.Kind.confirmTransaction.method: ConfirmTransactionPrompt(operation: operation, transaction: Transaction(details: [:])),
+            Prompt.Kind.describeAuthenticator.method: DescribeAuthenticatorPrompt(
                 operation: operation, authenticator: key, credentialId: "AQ", suggestion: "Key"),
-            Prompt.selectCredential: SelectCredentialPrompt(
+            Prompt.Kind.selectCredential.method: SelectCredentialPrompt(
                 operation: operation, authenticator: key,
                 credentials: [.init(id: "AQ", user: user, registration: registration)]),
         ]

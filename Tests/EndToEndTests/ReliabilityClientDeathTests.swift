@@ -81,18 +81,18 @@ import Testing
             switch step {
             case .selectAuthenticator:
                 let dying = try client(
-                    Method.createCredential, createAny, reaching: Rig.isPrompt(Prompt.selectAuthenticator), what: "selectAuthenticator")
+                    Method.createCredential, createAny, reaching: Rig.isPrompt(Prompt.Kind.selectAuthenticator.method), what: "selectAuthenticator")
                 return try timeToFree("v1", after: dying)
             case .enterPin:
-                let dying = try client(Method.createCredential, createVerified, reaching: Rig.isPrompt(Prompt.enterPin), what: "enterPin")
+                let dying = try client(Method.createCredential, createVerified, reaching: Rig.isPrompt(Prompt.Kind.enterPin.method), what: "enterPin")
                 return try timeToFree("v2", after: dying)
             case .confirmTransaction:
                 let dying = try client(
-                    Method.getCredential, confirm, reaching: Rig.isPrompt(Prompt.confirmTransaction), what: "confirmTransaction")
+                    Method.getCredential, confirm, reaching: Rig.isPrompt(Prompt.Kind.confirmTransaction.method), what: "confirmTransaction")
                 return try timeToFree("v1", after: dying)
             case .describeAuthenticator:
                 let dying = try client(
-                    Method.createCredential, createOn["v3"]!, reaching: Rig.isPrompt(Prompt.describeAuthenticator), what: "describeAuthenticator")
+                    Method.createCredential, createOn["v3"]!, reaching: Rig.isPrompt(Prompt.Kind.describeAuthenticator.method), what: "describeAuthenticator")
                 return try timeToFree("v3", after: dying)
             case .waitingForTouch:
                 let dying = try client(Method.createCredential, createOn["v1"]!, reaching: Rig.isStatus("waitingForTouch"), what: "waitingForTouch")

@@ -138,7 +138,7 @@ import Testing
             var outstanding = 1 + targets.count
             while outstanding > 0, let message = client.readMessage(timeout: .seconds(5)) {
                 let receivedBeforeKill = !killed.hasFired
-                if message.method == Prompt.describeAuthenticator {
+                if message.method == Prompt.Kind.describeAuthenticator.method {
                     client.answer(message, with: ["action": "proceed", "friendlyName": .string(ledger.nextName())])
                 } else if message.method == nil {
                     outstanding -= 1

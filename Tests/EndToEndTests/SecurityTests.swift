@@ -19,7 +19,7 @@ import Testing
         let owner = try RawRPCClient(socketPath: daemon.socketPath)
         owner.request(1, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams(authenticator: "v1")))
         let prompt = try #require(owner.readRequest(), "the PIN prompt")
-        #expect(prompt["method"] == .string(Prompt.enterPin))
+        #expect(prompt["method"] == .string(Prompt.Kind.enterPin.method))
         let promptID = try #require(prompt["id"])
 
         let (replies, errors) = try OtherUser.exchange(
@@ -34,7 +34,7 @@ import Testing
         owner.send(#"{"jsonrpc":"2.0","id":\#(promptID.jsonText),"result":{"action":"proceed","pin":"1234"}}"# + "\n")
         // The naming prompt that follows a registration: declined.
         let naming = try #require(owner.readRequest(timeout: .seconds(10)))
-        #expect(naming["method"] == .string(Prompt.describeAuthenticator))
+        #expect(naming["method"] == .string(Prompt.Kind.describeAuthenticator.method))
         owner.send(#"{"jsonrpc":"2.0","id":\#(try #require(naming["id"]).jsonText),"result":{"action":"cancel"}}"# + "\n")
         let result = try #require(owner.readReply(timeout: .seconds(10)))
         #expect(result["result"]?["credential"]?["id"]?.stringValue != nil, "\(result)")

@@ -26,11 +26,11 @@ final class Session: @unchecked Sendable {
     var clientName: String?
     /// The prompts the client answers (`hello`'s `ui`): all until it says
     /// otherwise. `Broker.canAnswer` reads it.
-    var answeredPrompts = Set(Prompt.all)
+    var answeredPrompts = Set(Prompt.Kind.allCases)
 
     /// Whether the client leaves some prompts to its user's agent: it
     /// declared a `ui` list without them. Its statuses go to the agent too.
-    var leavesPromptsToAgent: Bool { answeredPrompts.count < Prompt.all.count }
+    var leavesPromptsToAgent: Bool { answeredPrompts.count < Prompt.Kind.allCases.count }
 
     /// Who this client is, for its user's agent; read from the kernel the
     /// first time an agent needs it (the client is alive then: it waits

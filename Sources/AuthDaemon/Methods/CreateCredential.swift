@@ -67,7 +67,7 @@ extension Broker {
         let prompt = DescribeAuthenticatorPrompt(
             operation: operation.info, authenticator: wire(key), credentialId: Base64URL.encode(credentialID),
             suggestion: current ?? key.product)
-        guard let reply = try? await self.prompt(Prompt.describeAuthenticator, prompt, for: operation),
+        guard let reply = try? await self.prompt(.describeAuthenticator(prompt), for: operation),
             let name = reply.friendlyName?.trimmingWhitespace(), !name.isEmpty
         else { return current }
         let bounded = String(name.prefix(128))

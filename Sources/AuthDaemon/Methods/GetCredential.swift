@@ -49,7 +49,7 @@ extension Broker {
             // into clientDataJSON, so the signature covers what they saw.
             if let transaction = options.transaction {
                 _ = try await prompt(
-                    Prompt.confirmTransaction, ConfirmTransactionPrompt(operation: info, transaction: transaction), for: operation)
+                    .confirmTransaction(ConfirmTransactionPrompt(operation: info, transaction: transaction)), for: operation)
             }
             let clientData = try ClientDataInput.from(
                 type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash,

@@ -68,8 +68,7 @@ extension Broker {
         var reason = reason
         while true {
             let reply = try await prompt(
-                Prompt.enterPin,
-                EnterPinPrompt(operation: operation.info, authenticator: wire(key), reason: reason, retries: nil, minLength: minimum),
+                .enterPin(EnterPinPrompt(operation: operation.info, authenticator: wire(key), reason: reason, retries: nil, minLength: minimum)),
                 for: operation)
             guard let text = reply.pin, !text.isEmpty else { throw RPCError(.cancelled, "\(activity): no new PIN was given") }
             let new = PIN(text)

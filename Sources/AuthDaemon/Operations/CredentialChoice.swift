@@ -23,15 +23,15 @@ extension Broker {
             Self.choice(for: statement, registration: registrations.first { $0.id == Base64URL.encode(statement.credentialID) })
         }
         let reply = try await prompt(
-            Prompt.selectCredential,
-            SelectCredentialPrompt(operation: operation.info, authenticator: wire(key), credentials: choices), for: operation)
+            .selectCredential(SelectCredentialPrompt(operation: operation.info, authenticator: wire(key), credentials: choices)),
+            for: operation)
         guard let chosen = reply.credential else {
-            throw RPCError(.invalidParams, "the answer to \(Prompt.selectCredential) has no credential: proceed with {credential: ID}, one of the ids offered")
+            throw RPCError(.invalidParams, "the answer to \(Prompt.Kind.selectCredential.method) has no credential: proceed with {credential: ID}, one of the ids offered")
         }
         guard let picked = Base64URL.decode(chosen), let statement = statements.first(where: { $0.credentialID == picked }) else {
             throw RPCError(
                 .invalidParams,
-                "\(Prompt.selectCredential) was answered with credential \"\(chosen)\", which was not offered; answer with one of \(choices.map(\.id).joined(separator: ", "))")
+                "\(Prompt.Kind.selectCredential.method) was answered with credential \"\(chosen)\", which was not offered; answer with one of \(choices.map(\.id).joined(separator: ", "))")
         }
         return statement
     }

@@ -32,8 +32,8 @@ extension Broker {
         }
         if candidates.count == 1 { return candidates[0] }
         let reply = try await prompt(
-            Prompt.selectAuthenticator,
-            SelectAuthenticatorPrompt(operation: operation.info, authenticators: candidates.map(wire)), for: operation)
+            .selectAuthenticator(SelectAuthenticatorPrompt(operation: operation.info, authenticators: candidates.map(wire))),
+            for: operation)
         if reply.touch == true {
             sendStatus(.selectingByTouch, for: operation, key: nil)
             guard let touched = try await race(candidates, timeout: operation.remaining, request: operation.request) else {

@@ -17,11 +17,11 @@ enum PromptAnswerer {
 extension Broker {
     /// The prompts of `hello`'s `ui` list; a name that is no prompt's is
     /// refused, so that a misspelt prompt is not silently left unanswered.
-    func answeredPrompts(_ names: [String]) throws(RPCError) -> Set<String> {
-        var prompts = Set<String>()
+    func answeredPrompts(_ names: [String]) throws(RPCError) -> Set<Prompt.Kind> {
+        var prompts = Set<Prompt.Kind>()
         for (index, name) in names.enumerated() {
-            guard let prompt = Prompt.named(name) else {
-                let known = Prompt.all.map(Prompt.name(of:)).joined(separator: ", ")
+            guard let prompt = Prompt.Kind(rawValue: name) else {
+                let known = Prompt.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw RPCError(.invalidParams, "invalid params: ui[\(index)]: \"\(name)\" is no prompt; the prompts are \(known)")
             }
             prompts.insert(prompt)
@@ -32,7 +32,7 @@ extension Broker {
     /// Who answers `prompt` for `operation`: the one place that decides.
     /// The requester when it declared the prompt, else its user's agent
     /// when one is registered and answers it, else nobody.
-    func promptAnswerer(_ prompt: String, for operation: Operation) -> PromptAnswerer {
+    func promptAnswerer(_ prompt: Prompt.Kind, for operation: Operation) -> PromptAnswerer {
         if operation.session.answeredPrompts.contains(prompt) { return .requester }
         if let agent = agent(for: operation), agent.answeredPrompts.contains(prompt) { return .agent(agent) }
         return .nobody
@@ -41,29 +41,27 @@ extension Broker {
     /// The answer the daemon assumes for a prompt nobody can answer: the
     /// choice a user without a way to be asked would get, or an error that
     /// says why the request cannot go on without one. Never a wait.
-    func defaultAnswer(to prompt: String, _ params: some Encodable) throws(RPCError) -> PromptReply {
-        let declined = "this client does not answer \(prompt) and its user has no agent"
+    func defaultAnswer(to prompt: Prompt) throws(RPCError) -> PromptReply {
+        let declined = "this client does not answer \(prompt.kind.method) and its user has no agent"
         switch prompt {
-        case Prompt.selectAuthenticator:
+        case .selectAuthenticator:
             // Every key blinks; the one the user touches serves.
             return PromptReply(action: .proceed, touch: true)
-        case Prompt.describeAuthenticator:
+        case .describeAuthenticator:
             // The key keeps the name it has, or stays unnamed.
             return .proceed
-        case Prompt.selectCredential:
+        case .selectCredential(let chooser):
             // The newest, as the key lists them: what a client got before the chooser.
-            return PromptReply(action: .proceed, credential: (params as? SelectCredentialPrompt)?.credentials.first?.id)
-        case Prompt.enterPin:
+            return PromptReply(action: .proceed, credential: chooser.credentials.first?.id)
+        case .enterPin:
             throw RPCError(
                 .pinRequired,
                 "no one can be asked for the PIN: start authctl agent (\(declined)); or answer ui.enterPin, or use a key without a PIN")
-        case Prompt.confirmTransaction:
+        case .confirmTransaction:
             // Signing details nobody was shown would defeat the transaction.
             throw RPCError(
                 .unsupported,
                 "no one can confirm the transaction: start authctl agent (\(declined)); nothing was signed. Answer ui.confirmTransaction, or leave transaction out")
-        default:
-            throw RPCError(.unsupported, "no one can answer \(prompt): start authctl agent (\(declined))")
         }
     }
 }

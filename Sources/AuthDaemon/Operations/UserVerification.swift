@@ -134,10 +134,9 @@ extension Broker {
         let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
         if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
         let reply = try await prompt(
-            Prompt.enterPin,
-            EnterPinPrompt(
+            .enterPin(EnterPinPrompt(
                 operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,
-                minLength: Int(key.info.minPINLength)),
+                minLength: Int(key.info.minPINLength))),
             for: operation)
         guard let text = reply.pin, !text.isEmpty else {
             throw RPCError(.cancelled, "\(activity): the client proceeded without a PIN")

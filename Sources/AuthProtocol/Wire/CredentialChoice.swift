@@ -34,17 +34,3 @@ public struct SelectCredentialPrompt: Codable, Sendable, Equatable {
         self.credentials = credentials
     }
 }
-
-extension Prompt {
-    /// A prompt's name in `hello`'s `ui` list: its method without `ui.`
-    /// (`selectCredential` for `ui.selectCredential`).
-    public static func name(of prompt: String) -> String {
-        prompt.hasPrefix("ui.") ? String(prompt.dropFirst(3)) : prompt
-    }
-
-    /// The prompt a name of `hello`'s `ui` list stands for; nil for a name
-    /// that is no prompt's.
-    public static func named(_ name: String) -> String? {
-        all.first { self.name(of: $0) == name }
-    }
-}

@@ -41,8 +41,9 @@ public let protocolVersion = 1
 public struct HelloParams: Codable, Sendable, Equatable {
     public var `protocol`: Int?
     public var client: String?
-    /// The prompts this client answers, by their names without `ui.`
-    /// (`Prompt.name(of:)`); nil (absent) means all of them.
+    /// The prompts this client answers, by their names
+    /// (`Prompt.Kind.rawValue`: the method without `ui.`); nil (absent)
+    /// means all of them.
     public var ui: [String]?
 
     public init(protocol: Int? = protocolVersion, client: String? = nil, ui: [String]? = nil) {
