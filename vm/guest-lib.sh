@@ -1,5 +1,6 @@
 # Helpers for vm/guest-test (sourced): checks, waiting, and the programs
-# under test — authkeyd, a watcher, the UHID virtual key. Expects $bin
+# under test — authkeyd, a watcher, the UHID virtual key — and those that
+# use the key beside it (fido2-token, ssh-keygen, pam_u2f). Expects $bin
 # (authkeyd's binaries) and $work (a scratch directory).
 
 socket=/run/authkeyd.sock
@@ -93,9 +94,39 @@ expect_event() {
     fi
 }
 
+# plug [SETTING...]: the virtual key, with more settings (--fault busy
+# --fault-count 3) after the usual ones.
 plug() {
-    "$bin/authkeyd-virtkey" --uhid --presence after:200ms >>"$work/virtkey.out" 2>&1 &
+    "$bin/authkeyd-virtkey" --uhid --presence after:200ms "$@" >>"$work/virtkey.out" 2>&1 &
     virtkey=$!
+}
+# Whether authkeyd-virtkey still runs (not a zombie), without a fork.
+virtkey_running() {
+    state=""
+    [ -n "$virtkey" ] && read -r _ _ state _ <"/proc/$virtkey/stat" 2>/dev/null
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+# expect_plugged: after plug, waits for the watcher's authenticators.added
+# and sets $key and $path from it; fails when none comes within 60 s, or
+# at once when authkeyd-virtkey ends first (it refused a setting, say).
+added_or_gone() { has_events added "$1" || ! virtkey_running; }
+expect_plugged() {
+    count=$((seen_added + 1))
+    wait_for 60 added_or_gone "$count"
+    if has_events added "$count"; then
+        seen_added=$(event_count added)
+        key=$(last_event_field added id)
+        path=$(last_event_field added path)
+        pass "the watcher got authenticators.added ($key at $path)"
+    elif virtkey_running; then
+        fail "no authenticators.added within 60 s"
+        return 1
+    else
+        wait "$virtkey"
+        fail "authkeyd-virtkey exited $?: $(tail -n 1 "$work/virtkey.out")"
+        virtkey=""
+        return 1
+    fi
 }
 # unplug [KILL]: SIGTERM stops authkeyd-virtkey, which destroys the device
 # (UHID_DESTROY); SIGKILL leaves it to the kernel, which destroys it when
@@ -146,6 +177,69 @@ plug_and_unplug() {
     else
         fail "authkeyd held $before descriptors before and $after after"
         descriptors | diff "$work/fds.before" - || true
+    fi
+}
+
+# Whether authkeyd holds a descriptor of NODE (it opens a key only while
+# it uses it, and closes it after its linger).
+daemon_holds() { ls -l "/proc/$daemon/fd" 2>/dev/null | grep -q -- "-> $1\$"; }
+daemon_lets_go() { ! daemon_holds "$1"; }
+# Whether PID holds a flock (not waits for one) on anything: /proc/locks.
+holds_flock() { grep -Eq "^[0-9]+: FLOCK +ADVISORY +WRITE +$1 " /proc/locks; }
+
+# direct_programs TAG WHEN NODE: the programs that open the key themselves
+# through libfido2 (an exclusive flock on NODE while they use it), each a
+# check ending in "WHEN": fido2-token -I; OpenSSH's own security-key
+# support, no provider (ssh-keygen -t ecdsa-sk through ssh-sk-helper, then
+# -Y sign and -Y verify); pam_u2f (pamu2fcfg enrols, pamtester
+# authenticates through a PAM service naming pam_u2f.so). The key has no
+# PIN and answers a touch by itself. A check whose enrolment failed is not
+# tried further (it would only wait out libfido2's flock retries).
+direct_programs() {
+    tag=$1 when=$2 node=$3
+    out="$work/direct-$tag"
+    mkdir -p "$out"
+    if timeout 60 fido2-token -I "$node" >"$out/info.txt" 2>&1 && grep -q "^aaguid: 61757468" "$out/info.txt"; then
+        pass "fido2-token -I $node $when"
+    else
+        fail "fido2-token -I $node $when: $(tail -n 3 "$out/info.txt")"
+    fi
+
+    sk="$out/id_ecdsa_sk"
+    if timeout 60 ssh-keygen -q -t ecdsa-sk -f "$sk" -N '' -C "vm-$tag" </dev/null >"$out/ssh-keygen.out" 2>&1; then
+        pass "ssh-keygen -t ecdsa-sk (OpenSSH's own FIDO support) makes a key $when"
+        echo "signed by a key made $when" >"$out/message"
+        read -r type blob _ <"$sk.pub"
+        echo "vm@authkeyd $type $blob" >"$out/allowed_signers"
+        if timeout 60 ssh-keygen -Y sign -f "$sk" -n file "$out/message" </dev/null >"$out/sign.out" 2>&1; then
+            pass "ssh-keygen -Y sign signs with it $when"
+            if ssh-keygen -Y verify -f "$out/allowed_signers" -I vm@authkeyd -n file -s "$out/message.sig" \
+                <"$out/message" >"$out/verify.out" 2>&1; then
+                pass "ssh-keygen -Y verify: $(cat "$out/verify.out")"
+            else
+                fail "ssh-keygen -Y verify $when: $(cat "$out/verify.out")"
+            fi
+        else
+            fail "ssh-keygen -Y sign $when: $(tail -n 3 "$out/sign.out")"
+        fi
+    else
+        fail "ssh-keygen -t ecdsa-sk $when: $(tail -n 3 "$out/ssh-keygen.out")"
+    fi
+
+    # The guest's /etc/pam.d is a writable copy of the host's (vm/guest-init).
+    if timeout 60 pamu2fcfg -u root -o pam://vm -i pam://vm </dev/null >"$out/u2f_keys" 2>"$out/pamu2fcfg.err" \
+        && grep -q "^root:" "$out/u2f_keys"; then
+        pass "pamu2fcfg enrols the key for pam_u2f $when"
+        service="authkeyd-vm-$tag"
+        echo "auth required pam_u2f.so debug authfile=$out/u2f_keys origin=pam://vm appid=pam://vm cue" >"/etc/pam.d/$service"
+        if timeout 60 pamtester "$service" root authenticate </dev/null >"$out/pamtester.out" 2>&1; then
+            pass "pam_u2f authenticates root with it (pamtester $service root authenticate) $when"
+        else
+            fail "pamtester $service root authenticate $when: $(grep -v '^debug(pam_u2f)' "$out/pamtester.out" | tail -n 3)"
+            tail -n 20 "$out/pamtester.out"
+        fi
+    else
+        fail "pamu2fcfg $when: $(tail -n 3 "$out/pamu2fcfg.err")"
     fi
 }
 
