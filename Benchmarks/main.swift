@@ -3,8 +3,9 @@
 //     authkeyd-bench [--quick] [ROW...]
 //
 // Prints each row's table line, a `<!-- method -->` line, then each row's
-// Method section. Rows 1–6 start the release `authkeyd` (and `authctl`)
-// built beside this binary. Exits 1 if any row could not be measured.
+// Method section. Rows 1–6 and 11 start the release `authkeyd` (and
+// `authctl`) built beside this binary. Exits 1 if any row could not be
+// measured.
 import Glibc
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -20,6 +21,7 @@ let rows: [(number: Int, what: String, measure: (Settings) async throws -> [Row]
     (7, "assertions per second in process", { [try assertionThroughput($0)] }),
     (8, "first request after an idle exit", { [try firstRequestAfterIdleExit($0)] }),
     (9, "the provider and the PAM module", { try providerAndPAM($0) }),
+    (11, "a request on a closed key", { [try closedKey($0)] }),
 ]
 signal(SIGPIPE, SIG_IGN)
 
