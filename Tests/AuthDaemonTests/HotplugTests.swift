@@ -156,7 +156,7 @@ private struct WatchedBroker {
 }
 
 extension Broker {
-    fileprivate func idsAndPaths() -> [String] { keyOrder.map { "\($0) \(keys[$0]!.path)" } }
+    fileprivate func idsAndPaths() -> [String] { keys.ordered.map { "\($0.id) \($0.path)" } }
 }
 
 /// A hotplug source the test plays: the keys "present" and the events.

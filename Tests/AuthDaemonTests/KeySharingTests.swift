@@ -188,5 +188,5 @@ private struct LockingProcess {
 }
 
 extension Broker {
-    fileprivate func virtualKey(_ id: String) -> VirtualKey? { virtualKeys[id]?.key }
+    fileprivate func virtualKey(_ id: String) -> VirtualKey? { keys.virtual[id]?.key }
 }

@@ -34,8 +34,7 @@ extension Broker {
     /// shutdown); `finish` tells them `operation.finished` otherwise.
     func agentView(of operation: Operation) -> AgentView {
         if let view = operation.request.agentView { return view }
-        let view = AgentView(token: .string("op-\(nextAgentToken)"))
-        nextAgentToken += 1
+        let view = AgentView(token: .string(agents.nextRequestName()))
         operation.request.agentView = view
         operation.request.onCancel.append { [weak request = operation.request] in
             let reason = request?.cancellation ?? RPCError(.cancelled, "cancelled")

@@ -24,28 +24,10 @@ public actor Broker {
     var policy: AccessPolicy
     let environment: [String: String]
 
-    var sessions: [Int: Session] = [:]
-    private var nextSessionID = 1
-    /// The keys by id; `keyOrder` lists them USB first, then virtual,
-    /// socket and UHID keys, each kind in the order it arrived.
-    var keys: [String: RegisteredKey] = [:] { didSet { encodedKeyList = nil } }
-    var keyOrder: [String] = [] { didSet { encodedKeyList = nil } }
-    var nextKeyNumber: [Transport: Int] = [:]
-    /// Keys being brought up, by path: not listed yet, stopped if their
-    /// node goes before they are (`abandonBringUp`).
-    var keysComingUp: [String: DeviceWorker] = [:]
-    /// The in-process virtual keys, by key id, with the spec each came from.
-    var virtualKeys: [String: (spec: String, key: VirtualKey)] = [:]
-    /// Each key's queue of operations.
-    var keyQueues: [String: KeyQueue] = [:]
-    var nextQueueToken = 1
-    /// Names users gave the present keys (ui.describeAuthenticator), or
-    /// that their registrations carry, by key id.
-    var keyNames: [String: String] = [:] { didSet { encodedKeyList = nil } }
-    /// `authenticators.list`'s result, encoded and serialized once and kept
-    /// until a key comes, goes, is renamed or reports new getInfo: clients
-    /// ask for it far more often than it changes.
-    var encodedKeyList: [UInt8]?
+    /// The connected clients (`SessionTable`).
+    var sessions = SessionTable()
+    /// The keys, their queues and their names (`KeyRegistry`).
+    var keys = KeyRegistry()
     /// Registrations, per user; nil when the state directory is unusable.
     var store: RegistrationStore?
     var isShuttingDown = false
@@ -53,10 +35,8 @@ public actor Broker {
     var idle = IdleTracking()
     /// The in-flight requests' time limits (RequestTimeLimits.swift).
     var timeLimits = RequestTimeLimits()
-    /// Each user's session agent (`AgentRegistry`), by uid.
-    var agents: [uid_t: Session] = [:]
-    /// Numbers the requests agents are shown (`AgentView`).
-    var nextAgentToken = 1
+    /// Each user's session agent (`AgentRegistry`).
+    var agents = AgentRegistry()
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
     /// Which clients have input; made for the first client.
@@ -120,12 +100,9 @@ public actor Broker {
             logger.warning("refused uid \(peer.uid): \(configuration.maxClients) clients already connected")
             return refuse(connection, RPCError(.busy, "too many clients (limit \(configuration.maxClients)); try again later"))
         }
-        let id = nextSessionID
-        nextSessionID += 1
-        let session = Session(id: id, connection: connection, queue: queue, peer: peer, rights: rights)
-        sessions[id] = session
+        let session = sessions.add { id in Session(id: id, connection: connection, queue: queue, peer: peer, rights: rights) }
         noteBusy()
-        logger.debug("client \(id) connected: uid \(peer.uid), pid \(peer.pid)")
+        logger.debug("client \(session.id) connected: uid \(peer.uid), pid \(peer.pid)")
         connection.start({ [unowned self] event in
             self.assumeIsolated { broker in broker.connectionEvent(event, session: session) }
         }, onClosed: { [unowned self] in
@@ -159,7 +136,7 @@ public actor Broker {
     /// The client is gone: everything it started ends, and the keys it was
     /// using are freed.
     private func sessionEnded(_ session: Session) {
-        sessions[session.id] = nil
+        sessions.remove(session)
         for request in session.inFlight.values {
             request.cancel(RPCError(.cancelled, "the client disconnected"))
         }
@@ -268,7 +245,7 @@ public actor Broker {
     /// is serialised once, however many are watching.
     func notifyWatchers(_ method: String, _ params: some Encodable) {
         let line = RPCMessage.notification(method: method, params: encode(params)).line()
-        for session in sessions.values where session.watching { session.send(line: line) }
+        for session in sessions.watchers { session.send(line: line) }
     }
 
     /// Sends `operation.status` for one request.

@@ -47,11 +47,9 @@ extension Broker {
         timeLimits.armedFor = nil
         let now = DispatchTime.now()
         var next: DispatchTime?
-        for session in sessions.values {
-            for request in session.inFlight.values where !request.isCancelled {
-                guard !request.expireIfPastTimeLimit(now: now), let limit = request.timeLimit else { continue }
-                if next.map({ limit.deadline < $0 }) ?? true { next = limit.deadline }
-            }
+        for request in sessions.requestsInFlight where !request.isCancelled {
+            guard !request.expireIfPastTimeLimit(now: now), let limit = request.timeLimit else { continue }
+            if next.map({ limit.deadline < $0 }) ?? true { next = limit.deadline }
         }
         if let next { armTimeLimitTimer(for: next) }
     }

@@ -24,7 +24,7 @@ extension Broker {
         vendorID: UInt16 = 0, productID: UInt16 = 0, lockHolder: @escaping @Sendable () -> LockHolder? = { nil },
         open: @escaping @Sendable () throws(FIDO2Error) -> Device
     ) async -> RegisteredKey? {
-        let id = reserved ?? reserveKeyID(transport)
+        let id = reserved ?? keys.reserveID(transport)
         // The key, once in service, for the check at each later open.
         let inService = Protected<RegisteredKey?>(nil)
         let worker = DeviceWorker(
@@ -33,9 +33,9 @@ extension Broker {
                 guard let self, let key = inService.withLock({ $0 }) else { return }
                 self.notice(changesSinceLastOpen: device, of: key)
             }, open: open)
-        keysComingUp[path] = worker
+        keys.comingUp[path] = worker
         let snapshot = await firstSnapshot(of: worker, at: path)
-        if keysComingUp[path] === worker { keysComingUp[path] = nil }
+        if keys.comingUp[path] === worker { keys.comingUp[path] = nil }
         guard let snapshot, !isShuttingDown else {
             worker.stop()
             return nil
@@ -44,12 +44,7 @@ extension Broker {
             id: id, transport: transport, path: path, manufacturer: manufacturer, product: product,
             vendorID: vendorID, productID: productID, worker: worker, snapshot: snapshot)
         inService.withLock { $0 = key }
-        keys[id] = key
-        // USB keys first, then virtual, socket and UHID keys, each kind in
-        // the order its ids were given (keys come up side by side).
-        let place = Self.listPlace(of: key)
-        let position = keyOrder.firstIndex { Self.listPlace(of: keys[$0]!) > place }
-        keyOrder.insert(id, at: position ?? keyOrder.endIndex)
+        keys.insert(key)
         logger.info("key \(id) added: \(product) (\(transport.rawValue), \(path))")
         notifyWatchers(Method.authenticatorAdded, AuthenticatorEvent(authenticator: wire(key)))
         return key
@@ -105,29 +100,32 @@ extension Broker {
     /// What clients see of `key` changed: the list is encoded again, and
     /// the watchers hear.
     func keyChanged(_ key: RegisteredKey) {
-        encodedKeyList = nil
+        keys.keyChanged()
         if keys[key.id] != nil {
             notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
         }
     }
 
+    /// An id for a key about to come up (keys found together are given
+    /// theirs in the order found, before any comes up).
+    func reserveKeyID(_ transport: Transport) -> String { keys.reserveID(transport) }
+
     /// A node gone before its key was in service: its bring-up stops.
     func abandonBringUp(atPath path: String) {
-        keysComingUp.removeValue(forKey: path)?.stop()
+        keys.comingUp.removeValue(forKey: path)?.stop()
     }
 
     /// Takes a key out of service (unplugged, its socket gone): what ran on
     /// it is cancelled, and the watchers are told.
     func takeDown(_ key: RegisteredKey) {
-        guard keys.removeValue(forKey: key.id) != nil else { return }
-        keyOrder.removeAll { $0 == key.id }
+        guard keys.remove(key) != nil else { return }
         key.worker.stop()
         logger.info("key \(key.id) removed (\(key.path))")
         notifyWatchers(Method.authenticatorRemoved, AuthenticatorEvent(authenticator: wire(key)))
     }
 
     func key(atPath path: String) -> RegisteredKey? {
-        keys.values.first { $0.path == path }
+        keys.key(atPath: path)
     }
 
     /// Reads the key's getInfo and attempts left again, within the
@@ -151,40 +149,12 @@ extension Broker {
         keyChanged(key)
     }
 
-    /// The next id for a key of `transport`: u1, u2, … (never reused).
-    func reserveKeyID(_ transport: Transport) -> String {
-        let number = (nextKeyNumber[transport] ?? 0) + 1
-        nextKeyNumber[transport] = number
-        return Self.idPrefix(transport) + String(number)
-    }
-
-    /// Where a key stands in `authenticators.list`: by kind, then by id.
-    private static func listPlace(of key: RegisteredKey) -> (Int, Int) {
-        (Transport.allCases.firstIndex(of: key.transport)!, Int(key.id.dropFirst(idPrefix(key.transport).count)) ?? 0)
-    }
-
-    static func idPrefix(_ transport: Transport) -> String {
-        switch transport {
-        case .usb: return "u"
-        case .virtual: return "v"
-        case .socket: return "s"
-        case .uhid: return "h"
-        }
-    }
-
     /// The key as clients see it.
-    func wire(_ key: RegisteredKey) -> Authenticator {
-        key.wire(name: keyNames[key.id])
-    }
+    func wire(_ key: RegisteredKey) -> Authenticator { keys.wire(key) }
 
-    var orderedKeys: [RegisteredKey] { keyOrder.compactMap { keys[$0] } }
+    var orderedKeys: [RegisteredKey] { keys.ordered }
 
     /// The present keys as `authenticators.list` and `.watch` answer,
     /// serialized.
-    func keyList() -> [UInt8] {
-        if let encodedKeyList { return encodedKeyList }
-        let list = encode(AuthenticatorList(authenticators: orderedKeys.map(wire))).serialized()
-        encodedKeyList = list
-        return list
-    }
+    func keyList() -> [UInt8] { keys.list() }
 }

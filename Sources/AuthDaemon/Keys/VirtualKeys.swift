@@ -23,7 +23,7 @@ extension Broker {
             try Device.open(connection: virtualKey.connect(), name: path)
         }
         guard let key else { return nil }
-        virtualKeys[key.id] = (spec, virtualKey)
+        keys.virtual[key.id] = (spec, virtualKey)
         // A virtual key that vanishes (a fault injected by a test) is a removal.
         virtualKey.onUnplug { [weak self] in
             guard let self else { return }
@@ -33,7 +33,7 @@ extension Broker {
     }
 
     private func virtualKeyUnplugged(_ key: RegisteredKey) {
-        virtualKeys[key.id] = nil
+        keys.virtual[key.id] = nil
         takeDown(key)
     }
 
@@ -41,11 +41,11 @@ extension Broker {
     /// new specs come.
     func reconcileVirtualKeys(with specs: [String]) async {
         var wanted = specs
-        for (id, entry) in virtualKeys {
+        for (id, entry) in keys.virtual {
             if let index = wanted.firstIndex(of: entry.spec) {
                 wanted.remove(at: index)
             } else if let key = keys[id] {
-                virtualKeys[id] = nil
+                keys.virtual[id] = nil
                 takeDown(key)
             }
         }

@@ -25,19 +25,17 @@ extension Broker {
         endIdleWait()
         stopTimeLimits()
         let reason = RPCError(.shuttingDown, "authkeyd is shutting down")
-        for session in sessions.values {
-            for request in session.inFlight.values { request.cancel(reason) }
-        }
+        for request in sessions.requestsInFlight { request.cancel(reason) }
         // The cancelled requests answer as their keys let go: each
         // request's task ends once its answer is sent.
-        let answering = sessions.values.flatMap { $0.inFlight.values.compactMap(\.task) }
+        let answering = sessions.requestsInFlight.compactMap(\.task)
         if !(await finishes(within: Self.operationsShutdownWait, timerQueue: queue, executor: executor) {
             for task in answering { await task.value }
         }) {
             logger.info("operations still running after \(Self.operationsShutdownWait); closing regardless")
         }
         let notice = RPCMessage.notification(method: Method.shuttingDown, params: ["reason": "shuttingDown"]).line()
-        for session in sessions.values {
+        for session in sessions.all {
             session.send(line: notice)
             session.connection.closeAfterFlush()
         }
@@ -52,8 +50,8 @@ extension Broker {
     /// then finds the key closed.
     private func closeKeys() async {
         // Keys still coming up (waiting for another program, say) stop.
-        keysComingUp.values.forEach { $0.stop() }
-        keysComingUp = [:]
+        keys.comingUp.values.forEach { $0.stop() }
+        keys.comingUp = [:]
         let workers = orderedKeys.map(\.worker)
         workers.forEach { $0.cancel() }
         _ = await finishes(within: Self.keysShutdownWait, timerQueue: queue, executor: executor) {

@@ -37,7 +37,7 @@ struct IdleTracking {
 
 extension Broker {
     /// Nothing to do: no client, no key in use.
-    var isIdle: Bool { sessions.isEmpty && !keyQueues.values.contains { $0.busy } }
+    var isIdle: Bool { sessions.isEmpty && !keys.anyInUse }
 
     /// Returns once the broker has been idle for `duration` on end, or
     /// when it shuts down.

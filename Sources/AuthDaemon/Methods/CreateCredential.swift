@@ -63,7 +63,7 @@ extension Broker {
     /// `ui.describeAuthenticator`: the name the user gives the key, or the
     /// one it had; nil when the user declines and the key had none.
     private func askForName(of key: RegisteredKey, credentialID: [UInt8], for operation: Operation) async -> String? {
-        let current = keyNames[key.id]
+        let current = keys.name(of: key)
         let prompt = DescribeAuthenticatorPrompt(
             operation: operation.info, authenticator: wire(key), credentialId: Base64URL.encode(credentialID),
             suggestion: current ?? key.product)
@@ -71,8 +71,7 @@ extension Broker {
             let name = reply.friendlyName?.trimmingWhitespace(), !name.isEmpty
         else { return current }
         let bounded = String(name.prefix(128))
-        if keyNames[key.id] != bounded {
-            keyNames[key.id] = bounded
+        if keys.setName(bounded, of: key) {
             notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
         }
         return bounded

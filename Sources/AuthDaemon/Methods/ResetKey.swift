@@ -24,7 +24,7 @@ extension Broker {
             } catch {
                 throw error.rpcError(doing: "resetting the key")
             }
-            keyNames[key.id] = nil
+            _ = keys.setName(nil, of: key)
             return .changedKey
         }
     }

@@ -93,10 +93,9 @@ extension Broker {
         guard let store, let registrations = try? store.registrations(for: uid) else { return }
         for (keyID, credentialID) in holding {
             let id = Base64URL.encode(credentialID)
-            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, keyNames[keyID] != name,
-                let key = keys[keyID]
+            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, let key = keys[keyID],
+                keys.setName(name, of: key)
             else { continue }
-            keyNames[keyID] = name
             notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
         }
     }

@@ -36,14 +36,6 @@ final class Operation: @unchecked Sendable {
     }
 }
 
-/// One key's queue of operations: it serves one at a time, the others wait
-/// in the order they came (authkeyd-protocol(7): `queued`). Every use of a
-/// key passes it, so that no call reaches a key another operation holds.
-struct KeyQueue {
-    var busy = false
-    var waiting: [(token: Int, continuation: CheckedContinuation<Bool, Never>)] = []
-}
-
 extension Broker {
     /// Waits for the key to be free and takes it; `queued` is reported while
     /// waiting. Cancelling the operation leaves the queue.
@@ -51,12 +43,10 @@ extension Broker {
         try operation.checkCancelled()
         if tryAcquire(key) { return }
         sendStatus(.queued, for: operation, key: key)
-        let token = nextQueueToken
-        nextQueueToken += 1
         let granted = await withCheckedContinuation { continuation in
-            keyQueues[key.id, default: KeyQueue()].waiting.append((token, continuation))
+            let token = keys.wait(for: key, continuation)
             operation.request.onCancel.append { [weak self] in
-                self?.assumeIsolated { broker in broker.leaveQueue(key.id, token: token) }
+                self?.assumeIsolated { broker in broker.keys.leave(key.id, token: token)?.resume(returning: false) }
             }
         }
         guard granted else { throw operation.request.cancellation ?? RPCError(.cancelled, "cancelled while queued") }
@@ -71,11 +61,7 @@ extension Broker {
     /// Takes the key if it is free now, without waiting: for a look that
     /// would rather skip a key than wait for it (a silent probe, the touch
     /// race). True when taken; `release` it after.
-    func tryAcquire(_ key: RegisteredKey) -> Bool {
-        guard keyQueues[key.id, default: KeyQueue()].busy == false else { return false }
-        keyQueues[key.id, default: KeyQueue()].busy = true
-        return true
-    }
+    func tryAcquire(_ key: RegisteredKey) -> Bool { keys.take(key) }
 
     /// Runs `body` holding the key: waits for it (`acquire`), and hands it
     /// on (`release`) however `body` ends. Every method that uses a key
@@ -88,23 +74,12 @@ extension Broker {
         return try await body()
     }
 
-    private func leaveQueue(_ keyID: String, token: Int) {
-        guard let index = keyQueues[keyID]?.waiting.firstIndex(where: { $0.token == token }) else { return }
-        let waiter = keyQueues[keyID]!.waiting.remove(at: index)
-        waiter.continuation.resume(returning: false)
-    }
-
     /// Hands the key to the next operation in line, or marks it free.
     func release(_ key: RegisteredKey) {
-        guard var queue = keyQueues[key.id] else { return }
-        if queue.waiting.isEmpty {
-            queue.busy = false
-            keyQueues[key.id] = queue
-            armIdleTimer()
+        if let next = keys.release(key) {
+            next.resume(returning: true)
         } else {
-            let next = queue.waiting.removeFirst()
-            keyQueues[key.id] = queue
-            next.continuation.resume(returning: true)
+            armIdleTimer()
         }
     }
 
