@@ -105,6 +105,7 @@ public final class AuthClient: Sendable {
                 return true
             }
             guard accepted else { return continuation.resume(returning: .failure(closedError)) }
+            silence.heard()
             // A failed send means the connection is gone; the reader sees
             // that too and fails every pending call, with the daemon's
             // reason if it gave one before closing (a refusal).
@@ -149,6 +150,7 @@ public final class AuthClient: Sendable {
             // A receive error is the connection's end, as end-of-file is.
             let outcome = try? buffer.withUnsafeMutableBytes { (raw) throws(SystemError) in try UnixSocket.receive(fd, into: raw) }
             guard let count = outcome ?? nil, count > 0 else { break }
+            silence.heard()
             var broken = false
             buffer.withUnsafeBytes { raw in
                 framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
@@ -168,6 +170,7 @@ public final class AuthClient: Sendable {
             return Array(state.pending.values)
         }
         pending.forEach { $0.resume(returning: .failure(closedError)) }
+        silence.stop()
         notificationContinuation.finish()
         FileDescriptor.close(fd)
     }
@@ -202,6 +205,10 @@ public final class AuthClient: Sendable {
         case .request(let id, let method, let params):
             let handler = state.withLock { $0.requestHandler }
             Task { [self] in
+                // The daemon waits for this answer: its silence meanwhile
+                // is not a frozen daemon's.
+                silence.answering(true)
+                defer { silence.answering(false) }
                 let outcome = await handler?(method, params ?? .object([:]))
                     ?? .success(["action": "cancel"])
                 switch outcome {
@@ -219,6 +226,14 @@ public final class AuthClient: Sendable {
     /// What a call on a closed connection fails with: the daemon's reason
     /// for closing it when it gave one (a refusal), else `disconnected`.
     private var closedError: AuthClientError {
-        refusalReason.map { .daemon($0) } ?? .disconnected
+        if let limit = silence.gaveUp { return .notAnswering(limit) }
+        return refusalReason.map { .daemon($0) } ?? .disconnected
     }
+
+    /// When the daemon last spoke to this client, and whether the client
+    /// gave up on it (`giveUpWhenSilent`).
+    let silence = SilenceWatch()
+
+    /// Whether a call of ours waits for the daemon.
+    var isOwedAnAnswer: Bool { state.withLock { !$0.pending.isEmpty } }
 }

@@ -11,6 +11,10 @@ public enum AuthClientError: Error, CustomStringConvertible, Sendable {
     case disconnected
     /// The daemon sent something this client cannot read.
     case protocolViolation(String)
+    /// The daemon said nothing for this long, though it owed an answer
+    /// (`AuthClient.givingUpIfSilent`): stopped or deadlocked, it is as
+    /// good as absent.
+    case notAnswering(Duration)
 
     public var description: String {
         switch self {
@@ -19,6 +23,7 @@ public enum AuthClientError: Error, CustomStringConvertible, Sendable {
         case .daemon(let error): return error.message
         case .disconnected: return "the connection to authkeyd closed"
         case .protocolViolation(let what): return "unexpected reply from authkeyd: \(what)"
+        case .notAnswering(let limit): return "authkeyd did not answer for \(limit) (is it stopped or stuck?)"
         }
     }
 

@@ -65,11 +65,17 @@ public struct PAMAuthentication: Sendable {
         }
         defer { client.close() }
         client.setUI(prompts)
+        // A daemon that is stopped (SIGSTOP) or stuck must not hang sudo:
+        // one that does not answer hello at once is absent, and one that
+        // goes silent during a request is gone (`giveUpWhenSilent`); a
+        // `sufficient` line then falls through to the next.
+        client.giveUpWhenSilent(for: AuthClient.helloSilenceLimit)
         do {
             _ = try await client.hello(client: "pam_authkeyd/\(moduleVersion)", ui: prompts)
         } catch {
             return .unavailable("greeting authkeyd: \(error)")
         }
+        client.giveUpWhenSilent(for: AuthClient.requestSilenceLimit)
 
         var failures: [String] = []
         var noKey = true

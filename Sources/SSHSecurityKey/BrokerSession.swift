@@ -21,12 +21,17 @@ struct BrokerSession {
         }
         let prompts = ProviderPrompts(pin: pin)
         client.setUI(prompts)
+        // A daemon that is stopped or stuck must not hang ssh: one that does
+        // not answer hello at once is absent (SSH_SK_ERR_DEVICE_NOT_FOUND),
+        // and one that goes silent during a request is gone.
+        client.giveUpWhenSilent(for: AuthClient.helloSilenceLimit)
         do {
             _ = try await client.hello(client: "authkeyd-sk/\(providerVersion)", ui: prompts)
         } catch {
             client.close()
             throw ProviderError(error, while: "greeting authkeyd")
         }
+        client.giveUpWhenSilent(for: AuthClient.requestSilenceLimit)
         return BrokerSession(client: client, prompts: prompts)
     }
 

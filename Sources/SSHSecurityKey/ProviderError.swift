@@ -31,7 +31,9 @@ extension ProviderError {
     /// A failed call to the daemon, while `activity`.
     init(_ error: AuthClientError, while activity: String) {
         switch error {
-        case .cannotConnect:
+        case .cannotConnect, .notAnswering:
+            // Not running, or stopped or stuck: as good as absent, so that
+            // ssh goes on without the key instead of hanging.
             self.init(.deviceNotFound, "\(activity): \(error)")
         case .disconnected:
             self.init(.general, "\(activity): authkeyd closed the connection (was it stopped?)")

@@ -34,6 +34,9 @@ final class ProviderPrompts: AuthenticatorUI {
         var pinOutcome = PINOutcome.none
         var lookingForUser: [UInt8]?
         var foundUser = false
+        /// The last wait told on standard error: the daemon repeats its
+        /// statuses while a request runs, and each is said once.
+        var toldWait: (status: OperationStatus.Status, holder: Holder?)?
     }
 
     private let state: Protected<State>
@@ -102,6 +105,11 @@ final class ProviderPrompts: AuthenticatorUI {
     }
 
     func statusChanged(_ status: OperationStatus) {
+        let news = state.withLock { state -> Bool in
+            defer { state.toldWait = (status.status, status.holder) }
+            return state.toldWait.map { $0.status != status.status || $0.holder != status.holder } ?? true
+        }
+        guard news else { return }
         switch status.status {
         case .queued:
             writeToStandardError("authkeyd-sk: the key is busy with another request; waiting for it\n")

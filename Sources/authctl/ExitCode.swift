@@ -23,7 +23,7 @@ enum ExitCode: Int32 {
 
     init(_ error: AuthClientError) {
         switch error {
-        case .cannotConnect, .disconnected: self = .unavailable
+        case .cannotConnect, .disconnected, .notAnswering: self = .unavailable
         case .protocolViolation: self = .software
         case .daemon(let rpc):
             switch rpc.reason {

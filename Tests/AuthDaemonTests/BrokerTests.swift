@@ -2,6 +2,7 @@ import AuthClient
 import AuthProtocol
 import Foundation
 import Glibc
+import SystemKit
 import TestSupport
 import Testing
 
@@ -136,4 +137,49 @@ final class StatusLog: @unchecked Sendable {
     private var statuses: [OperationStatus.Status] = []
     func append(_ status: OperationStatus.Status) { lock.withLock { statuses.append(status) } }
     var all: [OperationStatus.Status] { lock.withLock { statuses } }
+}
+
+/// The requester's heartbeat, and a client that gives up on a silent daemon.
+@Suite(.timeLimit(.minutes(2))) struct SilenceTests {
+    /// While a request waits (here for a touch that never comes), the
+    /// requester hears its status again every few seconds: a live daemon
+    /// is never silent for long.
+    @Test func aWaitingRequestsStatusIsRepeated() async throws {
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Untouched,presence=never"])
+        let raw = try daemon.rawClient()
+        var params = WebAuthnFixtures.createParams()
+        params.timeout = 20_000
+        raw.request(1, Method.createCredential, try JSONValueEncoder().encode(params))
+        #expect(raw.readMessage()?["params"]?["status"] == "waitingForTouch")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let again = raw.readMessage(timeout: .seconds(15))
+        #expect(again?["method"] == "operation.status" && again?["params"]?["status"] == "waitingForTouch", "\(String(describing: again))")
+        let waited = clock.now - started
+        #expect(waited >= .seconds(4) && waited <= .seconds(11), "repeated after \(waited)")
+        raw.request(2, Method.cancelOperation, ["id": 1])
+    }
+
+    /// A peer that takes the connection and never answers (a stopped
+    /// daemon's socket): a client that gives up when silent fails its call
+    /// after the limit, `notAnswering`; an idle connection is left alone.
+    @Test func aClientGivesUpOnASilentDaemonOnlyWhileItOwesAnAnswer() async throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { FileDescriptor.close(pair[1]) }
+        let client = AuthClient(connectedDescriptor: pair[0])
+        client.giveUpWhenSilent(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(900))
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try await client.hello(client: "silence-test/1")
+            Issue.record("a silent peer answered hello")
+        } catch {
+            guard case .notAnswering(let limit) = error else { return #expect(Bool(false), "\(error)") }
+            #expect(limit == .milliseconds(600))
+        }
+        let waited = clock.now - started
+        #expect(waited >= .milliseconds(550) && waited < .seconds(3), "gave up after \(waited): idle time before the call does not count")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -51,6 +52,26 @@ import Testing
         let other = try user.enroll(type, file: "other")
         let wrongKey = try user.verify(message, signature: signature, publicKey: other)
         #expect(wrongKey.status == 255, "\(wrongKey)")
+    }
+
+    /// A daemon stopped by SIGSTOP (or deadlocked) takes the connection
+    /// but never answers: the provider gives up within seconds with
+    /// SSH_SK_ERR_DEVICE_NOT_FOUND, and ssh-keygen fails (ssh would try its
+    /// next key) instead of hanging.
+    @Test func aFrozenDaemonIsNoKeyWithinSecondsNotAHang() async throws {
+        let (daemon, user) = try await started()
+        _ = try user.enroll("ecdsa-sk")
+        daemon.signal(SIGSTOP)
+        defer {
+            daemon.signal(SIGCONT)
+            _ = daemon.stop()
+        }
+        let started = ContinuousClock.now
+        let (signing, signature) = try user.sign("not signed by a frozen daemon\n")
+        #expect(signature == nil)
+        #expect(!signing.succeeded)
+        #expect(ContinuousClock.now - started < .seconds(10), "\(signing)")
+        #expect(signing.standardError.contains("did not answer"), "\(signing)")
     }
 
     /// `-O no-touch-required`: ssh-keygen signs without asking for

@@ -135,6 +135,29 @@ import Testing
         #expect(fileText(moduleLog).contains("authkeyd is not running"), "\(fileText(moduleLog))")
     }
 
+    /// A daemon stopped by SIGSTOP (or deadlocked) still takes the
+    /// connection (the kernel's backlog does), but never answers: the
+    /// module gives up after two seconds and says it is unavailable, so a
+    /// `sufficient` line in sudo falls through to the password instead of
+    /// hanging.
+    @Test func aFrozenDaemonIsUnavailableWithinSecondsNotAHang() async throws {
+        try Self.requirePAM()
+        try "root:\(Base64.encode([UInt8](repeating: 1, count: 64))),\(Base64.encode([UInt8](repeating: 2, count: 64))),es256,+presence"
+            .write(toFile: authFile, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(["--virtual-key", "name=Frozen"], directory: directory)
+        _ = try await daemon.waitForKeys(1)
+        daemon.signal(SIGSTOP)
+        defer {
+            daemon.signal(SIGCONT)
+            _ = daemon.stop()
+        }
+        let run = try service(daemon.socketPath).authenticate()
+        #expect(run.status != 0)
+        #expect(run.elapsed < .seconds(5), "\(run)")
+        #expect(returned("PAM_AUTHINFO_UNAVAIL"), "\(fileText(moduleLog))")
+        #expect(fileText(moduleLog).contains("did not answer"), "\(fileText(moduleLog))")
+    }
+
     @Test func aUserWithoutALineIsUnknownOrIgnoredWithNouserok() throws {
         try Self.requirePAM()
         try "someoneelse:\(Base64.encode([1, 2, 3])),\(Base64.encode([UInt8](repeating: 2, count: 64))),es256,+presence\n"

@@ -35,6 +35,8 @@ public actor Broker {
     var idle = IdleTracking()
     /// The in-flight requests' time limits (RequestTimeLimits.swift).
     var timeLimits = RequestTimeLimits()
+    /// The requesters' heartbeat (StatusRepeat.swift).
+    var statusRepeat = StatusRepeat()
     /// Each user's session agent (`AgentRegistry`).
     var agents = AgentRegistry()
     /// What every client connection reads into.
@@ -140,6 +142,7 @@ public actor Broker {
         for request in session.inFlight.values {
             request.cancel(RPCError(.cancelled, "the client disconnected"))
         }
+        requestEnded(count: session.inFlight.count)
         session.inFlight = [:]
         // Prompts it held may be other clients' (it is an agent): theirs end too.
         session.prompts.cancelAll(RPCError(.cancelled, "the client answering the prompt (pid \(session.peer.pid)) disconnected"))
@@ -212,6 +215,7 @@ public actor Broker {
         let request = InFlightRequest(method: method)
         session.inFlight[id] = request
         limitTime(of: request, to: timeout ?? configuration.requestTimeout)
+        requestStarted()
         request.task = Task {
             // The nonisolated calls the work awaits stay on the daemon's
             // queue too (see `QueueExecutor`).
@@ -227,6 +231,7 @@ public actor Broker {
     private func finish(id: RPCID, request: InFlightRequest, session: Session, outcome: Result<JSONValue, RPCError>) {
         guard session.inFlight[id] === request else { return }
         session.inFlight[id] = nil
+        requestEnded()
         tellAgentsFinished(request, outcome)
         if let cancellation = request.cancellation {
             session.send(.errorResponse(id: id, error: cancellation))
@@ -254,6 +259,10 @@ public actor Broker {
     ) {
         let params = OperationStatus(request: id.json, status: status, authenticator: key?.id, holder: holder)
         session.send(.notification(method: Method.operationStatus, params: encode(params)))
+        if let request = session.inFlight[id] {
+            request.lastStatus = params
+            request.lastStatusSent = .now()
+        }
     }
 }
 

@@ -81,6 +81,10 @@ final class InFlightRequest: @unchecked Sendable {
     /// When the request is cancelled with `timeout`, and the limit that
     /// set it (`Broker.limitTime`).
     var timeLimit: (deadline: DispatchTime, duration: Duration)?
+    /// The last `operation.status` the requester was sent for it, and when
+    /// (`StatusRepeat`).
+    var lastStatus: OperationStatus?
+    var lastStatusSent = DispatchTime.now()
 
     init(method: String) { self.method = method }
 

@@ -24,6 +24,8 @@ extension Broker {
         isShuttingDown = true
         endIdleWait()
         stopTimeLimits()
+        statusRepeat.timer?.cancel()
+        statusRepeat.timer = nil
         let reason = RPCError(.shuttingDown, "authkeyd is shutting down")
         for request in sessions.requestsInFlight { request.cancel(reason) }
         // The cancelled requests answer as their keys let go: each
