@@ -7,8 +7,11 @@ import Dispatch
 /// (`processing` before the first). So a client that must not hang on a
 /// stopped or stuck daemon (the PAM module in sudo, the provider in
 /// ssh-sk-helper: `AuthClient.giveUpWhenSilent`) can tell a live daemon
-/// from a frozen one by its silence alone. One timer, running only while
-/// requests do: an idle daemon does not wake. Broker-confined state.
+/// from a frozen one by its silence alone. One timer, made when a request
+/// starts and kept while requests come (made and cancelled for each, it
+/// would cost every request a round trip to libdispatch's timer thread):
+/// the first time it finds none running, it goes, so an idle daemon wakes
+/// at most once more. Broker-confined state.
 struct StatusRepeat {
     var timer: DispatchSourceTimer?
     /// Requests in flight, of every client.
@@ -34,16 +37,17 @@ extension Broker {
     }
 
     func requestEnded(count: Int = 1) {
-        statusRepeat.running -= count
-        guard statusRepeat.running <= 0 else { return }
-        statusRepeat.running = 0
-        statusRepeat.timer?.cancel()
-        statusRepeat.timer = nil
+        statusRepeat.running = max(0, statusRepeat.running - count)
     }
 
     /// Each request whose requester has heard nothing for a period hears
-    /// its last status again.
+    /// its last status again; with none running, the timer goes.
     private func repeatStatuses() {
+        guard statusRepeat.running > 0 else {
+            statusRepeat.timer?.cancel()
+            statusRepeat.timer = nil
+            return
+        }
         let now = DispatchTime.now()
         let quiet = UInt64(StatusRepeat.period.wholeMilliseconds) * 1_000_000 * 9 / 10
         for session in sessions.all {
