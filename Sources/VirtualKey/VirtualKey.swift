@@ -42,6 +42,7 @@ public final class VirtualKey: Sendable {
                 if let pin = configuration.initialPIN {
                     try Authenticator.validateNewPIN(Array(pin.utf8), minimumLength: fresh.minPINLength)
                     fresh.setPIN(Array(pin.utf8))
+                    if let retries = configuration.initialPINRetries { fresh.pinRetries = retries }
                 }
                 try store.save(fresh)
                 state = fresh

@@ -123,4 +123,31 @@ import VirtualKeyDevice
         #expect(kept["credentialId"]?.stringValue == id, "still on the key")
         #expect(kept["registration"]?["friendlyName"] == "Root's", "root sees its own record: \(kept)")
     }
+
+    /// Another user cannot burn the key's PIN: with 3 or fewer attempts
+    /// left, nobody's PIN is refused before the key sees it
+    /// (`pinAttemptsLow`), each wrong attempt is logged with who made it,
+    /// and root (an admin) still enters the PIN, which restores the count.
+    @Test func anotherUserCannotSpendTheLastPINAttempts() async throws {
+        try #require(OtherUser.isAvailable, "needs root and setpriv to act as another uid")
+        let daemon = try DaemonProcess.openToEveryone(["--virtual-key", "name=Guarded,pin=1234,pin-retries=5"])
+        _ = try await daemon.waitForKeys(1)
+        // Two wrong PINs from nobody, with the attempts above the reserve:
+        // the key spends them (5, then 4 left); the third would leave 3.
+        let wrong = try authctlAsNobody(daemon, ["credentials", "list", "v1"], pins: "0000\n0000\n")
+        #expect(wrong.status != 0, "\(wrong.standardOutput)")
+        #expect(daemon.log.contains("a wrong PIN from uid \(OtherUser.nobodyUID)"), "\(daemon.log)")
+        // Now 3 are left: refused before any PIN is asked of the key.
+        let refused = try authctlAsNobody(daemon, ["credentials", "list", "v1"], pins: "1234\n")
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("only 3 PIN attempts left"), "\(refused.standardError)")
+        #expect(daemon.log.contains("3 PIN attempts left; refused uid \(OtherUser.nobodyUID)"), "\(daemon.log)")
+        let info = try authctl(daemon, ["info", "v1", "--json"])
+        #expect(try info.json()["info"]?["pinRetries"] == 3, "nobody's refused attempt cost nothing: \(info.standardOutput)")
+        // Root may: the right PIN restores the attempts.
+        let ours = try authctl(daemon, ["credentials", "list", "v1"], pinFD: "1234\n")
+        #expect(ours.status == 0, "\(ours.standardError)\n\(daemon.log)")
+        let after = try authctl(daemon, ["info", "v1", "--json"])
+        #expect(try after.json()["info"]?["pinRetries"] == 8, "\(after.standardOutput)")
+    }
 }

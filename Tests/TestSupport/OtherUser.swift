@@ -7,6 +7,9 @@ public enum OtherUser {
     /// Whether the tests can act as another user here.
     public static var isAvailable: Bool { getuid() == 0 && isInstalled("setpriv") }
 
+    /// nobody's uid, as the daemon logs it.
+    public static var nobodyUID: uid_t { getpwnam("nobody")?.pointee.pw_uid ?? 65534 }
+
     /// `setpriv` and its arguments that make what follows run as nobody.
     public static let command = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 

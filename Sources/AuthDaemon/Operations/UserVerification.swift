@@ -119,6 +119,8 @@ extension Broker {
             do {
                 return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, pin) }
             } catch .device(let error) where error == .pinInvalid {
+                let requester = operation.session.requester
+                logger.notice("key \(key.id): a wrong PIN from uid \(requester.uid) (\(requester.command), pid \(requester.pid))")
                 reason = .invalid
             } catch .device(let error) where error == .pinPolicyViolation {
                 throw RPCError(.pinInvalid, "\(activity): the key wants its PIN changed before it is used again", details: ["fido": .string(error.name)])
@@ -128,11 +130,25 @@ extension Broker {
         }
     }
 
+    /// PIN attempts left at which only an administrator may spend them:
+    /// another user could otherwise block the key (eight wrong in all),
+    /// and its owner lose every credential to the reset.
+    static let pinAttemptsReservedForAdmins = 3
+
     /// One `ui.enterPin`, with the attempts left; a blocked PIN ends the
-    /// operation before the user types anything.
+    /// operation before the user types anything, and so do the last few
+    /// attempts for a requester without the admin right.
     func askForPIN(on key: RegisteredKey, reason: EnterPinPrompt.Reason, for operation: Operation, activity: String) async throws(RPCError) -> PIN {
         let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
         if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
+        if let retries, retries <= Self.pinAttemptsReservedForAdmins, !operation.session.rights.contains(.manage) {
+            let requester = operation.session.requester
+            logger.notice("key \(key.id): \(retries) PIN attempts left; refused uid \(requester.uid) (\(requester.command), pid \(requester.pid)) the PIN: only an administrator may enter it now")
+            throw RPCError(
+                .pinAttemptsLow,
+                "\(activity): the key has only \(retries) PIN attempt\(retries == 1 ? "" : "s") left, which only an administrator may use (allow-admins in authkeyd.conf(5)); ask one to enter the PIN, which restores the attempts",
+                details: ["retries": .integer(Int64(retries))])
+        }
         let reply = try await prompt(
             .enterPin(EnterPinPrompt(
                 operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,

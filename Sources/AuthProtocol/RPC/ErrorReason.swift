@@ -20,6 +20,9 @@ public enum ErrorReason: String, Codable, Sendable, CaseIterable {
     /// The key refuses now, though it could later: a reset long after it
     /// was plugged in (CTAP allows resets within seconds of power-up).
     case notAllowed
+    /// The key has few PIN attempts left (3 or fewer), and only an
+    /// administrator may spend them: another user cannot make it block.
+    case pinAttemptsLow
     // JSON-RPC itself.
     case parseError
     case invalidRequest
@@ -50,6 +53,7 @@ public enum ErrorReason: String, Codable, Sendable, CaseIterable {
         case .unsupported: return -32013
         case .shuttingDown: return -32014
         case .notAllowed: return -32015
+        case .pinAttemptsLow: return -32016
         }
     }
 }

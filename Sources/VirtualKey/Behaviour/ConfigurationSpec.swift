@@ -13,6 +13,7 @@ extension VirtualKeyConfiguration {
         ("aaguid", "32 HEX DIGITS", "the key model's AAGUID"),
         ("ctap", "fido2|u2f", "the protocol the key speaks: CTAP 2.1 (default), or U2F (CTAP1) only, as keys made before FIDO2"),
         ("pin", "PIN", "a PIN to set when the key is created"),
+        ("pin-retries", "N", "the PIN attempts left when the key is created with pin= (1 to 8, default 8)"),
         ("presence", "immediate|after:DURATION|never|denied|manual", "how the simulated user answers a touch request"),
         ("presence-timeout", "DURATION", "how long the key waits for a touch (default 30s)"),
         ("uv", "match|nomatch", "whether fingerprints match"),
@@ -57,6 +58,9 @@ extension VirtualKeyConfiguration {
             guard let personality = CTAPPersonality(rawValue: value) else { throw invalid("fido2 or u2f") }
             ctap = personality
         case "pin": initialPIN = value
+        case "pin-retries":
+            guard let count = Int(value), (1...8).contains(count) else { throw invalid("a number from 1 to 8") }
+            initialPINRetries = count
         case "presence":
             switch value {
             case "immediate": presence = .immediate

@@ -44,6 +44,10 @@ public struct VirtualKeyConfiguration: Sendable, Equatable {
     public var fingerprintSensor = true
     /// A PIN to set when the key is created (not when loaded from a state file).
     public var initialPIN: String?
+    /// The PIN attempts the key has left when it is made with `initialPIN`
+    /// (`pin-retries=`): a key near the end of them, without having to
+    /// spend them first.
+    public var initialPINRetries: Int?
     public var residentCredentialCapacity = 25
     /// The PIN/UV auth protocols the key offers, most preferred first
     /// (getInfo `pinUvAuthProtocols`); others are refused. libfido2 uses
