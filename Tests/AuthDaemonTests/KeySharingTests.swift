@@ -20,7 +20,7 @@ import VirtualKey
     /// info never open it; a request opens it and a burst keeps it open;
     /// after the linger it is closed again, and the next request reopens it.
     @Test func aKeyIsOpenOnlyWhileInUse() async throws {
-        let daemon = try await InProcessBroker(["--key-linger", "300ms", "--virtual-key", "name=Shared Key"])
+        let daemon = try await InProcessBroker(["--key-linger", "2s", "--virtual-key", "name=Shared Key"])
         let key = try #require(await daemon.broker.orderedKeys.first)
         #expect(key.worker.openState.opens == 1, "the bring-up opened it")
         #expect(await eventually { !key.worker.openState.isOpen }, "closed after the linger")
