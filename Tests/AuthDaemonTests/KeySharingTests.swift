@@ -163,6 +163,64 @@ import VirtualKey
     }
 }
 
+extension KeySharingTests {
+    /// A USB key whose node another program holds when it is found: it is
+    /// brought up once the lock is let go (not left out until the next
+    /// hotplug event), and keys found with it do not wait for it.
+    @Test func aUSBKeyLockedWhenFoundComesUpOnceFreeAndHoldsUpNoOther() async throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-locked-at-start")
+        let locked = directory.file("hidraw1"), free = directory.file("hidraw2")
+        for node in [locked, free] { #expect(FileManager.default.createFile(atPath: node, contents: nil)) }
+        let holder = try LockingProcess(locked, for: .milliseconds(1500))
+        let (daemon, watcher) = try await watchedLockedKeys([locked, free])
+        defer { watcher.stop() }
+        let client = try daemon.client()
+        #expect(try await eventually(timeout: .seconds(1)) { try await client.listAuthenticators().map(\.id) == ["u2"] }, "the free key at once")
+        #expect(try await eventually(timeout: .seconds(10)) { try await client.listAuthenticators().map(\.id) == ["u1", "u2"] }, "the locked one once free")
+        holder.wait()
+    }
+
+    /// A key waited for at its bring-up whose node goes meanwhile is given
+    /// up at once, and never listed.
+    @Test func aLockedKeyPulledOutWhileAwaitedIsGivenUp() async throws {
+        let directory = TemporaryDirectory(prefix: "authkeyd-locked-and-gone")
+        let node = directory.file("hidraw1")
+        #expect(FileManager.default.createFile(atPath: node, contents: nil))
+        let holder = try LockingProcess(node, for: .milliseconds(2500))
+        let (daemon, watcher) = try await watchedLockedKeys([node], hotplug: { hotplug in
+            try? await Task.sleep(for: .milliseconds(500))
+            hotplug.unplug(node)
+        })
+        defer { watcher.stop() }
+        holder.wait()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await daemon.client().listAuthenticators().isEmpty)
+        #expect(await daemon.broker.comingUpCount == 0)
+    }
+
+    /// A broker following `nodes` as USB keys whose locks are the real ones
+    /// and whose answers come from virtual keys; `hotplug` runs beside the start.
+    private func watchedLockedKeys(
+        _ nodes: [String], hotplug script: (@Sendable (ScriptedHotplug) async -> Void)? = nil
+    ) async throws -> (InProcessBroker, USBKeyWatcher) {
+        let daemon = try await InProcessBroker([])
+        let hotplug = ScriptedHotplug(present: nodes)
+        let watcher = USBKeyWatcher(broker: daemon.broker, logger: Logger(level: .error, environment: [:]), hotplug: hotplug) {
+            descriptor throws(FIDO2Error) in
+            try HIDRawConnection(path: descriptor.path).close()
+            let key = try! VirtualKey(configuration: VirtualKeyConfiguration(spec: "name=USB \(descriptor.path)"))
+            return try Device.open(connection: key.connect(), name: descriptor.path)
+        }
+        watcher.start {}
+        if let script { await script(hotplug) }
+        return (daemon, watcher)
+    }
+}
+
+extension Broker {
+    fileprivate var comingUpCount: Int { keys.comingUp.count }
+}
+
 /// A process that holds an exclusive `flock` on a file for a while: what
 /// fido2-token does to a key's node while it uses it.
 private struct LockingProcess {

@@ -38,8 +38,10 @@ final class DeviceWorker: Sendable {
     private let device = Protected<Device?>(nil)
     /// How often the key has been opened, for the tests of this lifecycle.
     private let opens = Atomic<Int>(0)
-    /// Set by `stop`'s job: calls after it fail, and do not open the key.
+    /// Set by `stop`: calls that have not started fail, and do not open the key.
     private let stopped = Atomic<Bool>(false)
+    /// The call running now, so that `stop` can end its wait for a busy key.
+    private let running = Protected<KeyCallCancellation?>(nil)
 
     /// How long a busy key is left before the next try.
     static let busyRetry: Duration = .milliseconds(100)
@@ -77,11 +79,9 @@ final class DeviceWorker: Sendable {
             switch job {
             case .run(let body): body()
             case .stop:
-                stopped.store(true, ordering: .releasing)
                 closeDevice()
-                // What came after the stop still runs, and fails (the
-                // worker is stopped); what comes later is refused at once
-                // (`call`). Either way every caller is answered: a job left
+                // What is still queued runs, and fails (the worker is
+                // stopped); what comes later is refused at once (`call`). Either way every caller is answered: a job left
                 // in the queue would leave its caller waiting for good.
                 for case .run(let body) in jobs.closeAndTakeRemaining() { body() }
                 return
@@ -137,7 +137,11 @@ final class DeviceWorker: Sendable {
     ) throws(FIDO2Error) -> T {
         guard !hasStopped else { throw Self.stoppedError }
         guard cancellation.begin(on: self) else { throw FIDO2Error.keepaliveCancel }
-        defer { cancellation.end() }
+        running.withLock { $0 = cancellation }
+        defer {
+            running.withLock { $0 = nil }
+            cancellation.end()
+        }
         let started = DispatchTime.now()
         var reported: LockHolder?? = nil
         while true {
@@ -162,7 +166,10 @@ final class DeviceWorker: Sendable {
                 let pause = waited > Self.longBusy ? Self.longBusyRetry : Self.busyRetry
                 guard deadline.durationFromNow > pause else { throw error }
                 let holder = error == .keyLocked ? lockHolder() : nil
-                if reported != .some(holder) {
+                // Told once, and again when another program takes the key;
+                // a holder gone by the time /proc/locks is read let go just
+                // now, which is no news.
+                if reported == nil || (holder != nil && reported != .some(holder)) {
                     reported = .some(holder)
                     whileBusy(holder)
                 }
@@ -202,9 +209,11 @@ final class DeviceWorker: Sendable {
         }
     }
 
-    /// Cancels what runs, closes the key and ends the thread after the
-    /// queued jobs (which then fail).
+    /// Cancels what runs (a wait for a busy key too), closes the key and
+    /// ends the thread after the queued jobs (which then fail).
     func stop() {
+        stopped.store(true, ordering: .releasing)
+        running.withLock { $0 }?.cancel()
         cancel()
         jobs.push(.stop)
     }
