@@ -56,14 +56,6 @@ public enum LargeBlobChecks {
         _ reason: ErrorReason, containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ call: () async throws -> T
     ) async {
-        do {
-            _ = try await call()
-            Issue.record("expected \(reason), but the call succeeded", sourceLocation: sourceLocation)
-        } catch AuthClientError.daemon(let error) {
-            #expect(error.reason == reason, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.contains(text), "message: \(error.message)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(reason), got \(error)", sourceLocation: sourceLocation)
-        }
+        await expectReason(reason, containing: text, sourceLocation: sourceLocation, call)
     }
 }
