@@ -36,7 +36,7 @@ extension SecurityKeyProvider {
         do {
             listing = try await session.client.storedCredentials(on: named?.id)
         } catch {
-            throw session.failure(error, while: "reading the resident keys\(named.map { " of \($0.product)" } ?? "")")
+            throw session.failure(error, while: "reading the resident keys\(named.map { " of \($0.displayName)" } ?? "")")
         }
         let key = listing.authenticator ?? named
         var keys: [ResidentKey] = []
