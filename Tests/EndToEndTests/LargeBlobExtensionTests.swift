@@ -13,15 +13,29 @@ import Testing
 /// verified by a fingerprint are tested against the broker in process:
 /// AuthDaemonTests.LargeBlobExtensionTests.)
 @Suite(.timeLimit(.minutes(2))) struct LargeBlobExtensionTests {
+    /// `authkeyd-virtkey --socket` with `settings`, and authkeyd attached
+    /// to it: python-fido2 reaches the same key on the socket.
+    struct KeyOnASocket {
+        let directory = TemporaryDirectory(prefix: "authkeyd")
+        let socket: String
+        let key: BackgroundProcess
+        let daemon: DaemonProcess
+
+        init(_ settings: [String]) async throws {
+            let path = directory.file("virtkey.sock")
+            socket = path
+            key = try BackgroundProcess(builtProduct("authkeyd-virtkey"), ["--socket", path] + settings)
+            #expect(waitUntil { access(path, F_OK) == 0 })
+            daemon = try DaemonProcess(["--attach", "unix:\(path)"], directory: directory)
+            _ = try await daemon.waitForKeys(1)
+        }
+    }
+
     @Test func writeThenReadAndAnotherCredentialHasNoBlob() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let directory = TemporaryDirectory(prefix: "authkeyd")
-        let socket = directory.file("virtkey.sock")
-        let key = try BackgroundProcess(builtProduct("authkeyd-virtkey"), ["--socket", socket, "--name", "Blob Key", "--pin", "1234"])
-        defer { key.stop() }
-        #expect(waitUntil { access(socket, F_OK) == 0 })
-        let daemon = try DaemonProcess(["--attach", "unix:\(socket)"], directory: directory)
-        _ = try await daemon.waitForKeys(1)
+        let served = try await KeyOnASocket(["--name", "Blob Key", "--pin", "1234"])
+        defer { served.key.stop() }
+        let (socket, daemon) = (served.socket, served.daemon)
         let client = try daemon.client()
         let ui = ScriptedUI(pins: [String](repeating: "1234", count: 10))
         client.setUI(ui)
@@ -63,13 +77,9 @@ import Testing
     /// sealed as it would seal it.
     @Test func aKeyWithoutUserVerificationIsWrittenWithoutAPIN() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let directory = TemporaryDirectory(prefix: "authkeyd")
-        let socket = directory.file("virtkey.sock")
-        let key = try BackgroundProcess(builtProduct("authkeyd-virtkey"), ["--socket", socket, "--name", "Bare Key", "--fingerprint", "no"])
-        defer { key.stop() }
-        #expect(waitUntil { access(socket, F_OK) == 0 })
-        let daemon = try DaemonProcess(["--attach", "unix:\(socket)"], directory: directory)
-        _ = try await daemon.waitForKeys(1)
+        let served = try await KeyOnASocket(["--name", "Bare Key", "--fingerprint", "no"])
+        defer { served.key.stop() }
+        let (socket, daemon) = (served.socket, served.daemon)
         let client = try daemon.client()
         let ui = ScriptedUI()
         client.setUI(ui)
