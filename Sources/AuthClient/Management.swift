@@ -31,7 +31,9 @@ extension AuthClient {
         ).authenticator
     }
 
-    public func storedCredentials(on authenticator: String, rpId: String? = nil) async throws(AuthClientError) -> StoredCredentials {
+    /// The discoverable credentials on `authenticator`; nil lets the daemon
+    /// choose among the keys that can list theirs (the result names it).
+    public func storedCredentials(on authenticator: String?, rpId: String? = nil) async throws(AuthClientError) -> StoredCredentials {
         try await call(
             ManagementMethod.listCredentials, ListCredentialsParams(authenticator: authenticator, rpId: rpId),
             as: StoredCredentials.self)

@@ -9,8 +9,10 @@ import SystemKit
 /// describes), read and written in fragments of the key's message size.
 ///
 /// Reading needs no verification. Writing needs a pinUvAuthToken with the
-/// `lbw` permission: libfido2 gets one with `pin`, or from the key's own
-/// sensor when `pin` is nil (a key without either cannot be written).
+/// `lbw` permission where the key is protected by user verification
+/// (CTAP 2.1 §6.10.2): libfido2 gets one with `pin`, or from the key's own
+/// sensor when `pin` is nil. A key with neither PIN nor built-in
+/// verification set up takes the write without one (`writingLargeBlobs`).
 extension Device {
     /// The blob stored under `key`, or nil when the array holds none for it
     /// (`fido_dev_largeblob_get`). `key` is a credential's 32-byte largeBlobKey.
@@ -37,7 +39,7 @@ extension Device {
             throw FIDO2Error(code: FIDO_ERR_INVALID_ARGUMENT, function: "setLargeBlob")
         }
         let entry = try LargeBlobEntry.seal(blob, key: key)
-        try perform { (handle) throws(FIDO2Error) in
+        try writingLargeBlobs(pin: pin) { (handle, pin) throws(FIDO2Error) in
             var entries = try Self.largeBlobEntries(handle)
             if let index = entries.firstIndex(where: { LargeBlobEntry.isSealed($0, under: key) }) {
                 entries[index] = entry
@@ -45,9 +47,7 @@ extension Device {
                 entries.append(entry)
             }
             let array = CBOR.array(entries).encoded()
-            try withOptionalCString(pin) { (pin) throws(FIDO2Error) in
-                try check(fido_dev_largeblob_set_array(handle, array, array.count, pin), "fido_dev_largeblob_set_array")
-            }
+            try check(fido_dev_largeblob_set_array(handle, array, array.count, pin), "fido_dev_largeblob_set_array")
         }
     }
 
@@ -72,10 +72,8 @@ extension Device {
     /// Removes the blob stored under `key` (`fido_dev_largeblob_remove`);
     /// `FIDO2Error.notFound` when there is none.
     public func removeLargeBlob(key: [UInt8], pin: PIN?) throws(FIDO2Error) {
-        try perform { (handle) throws(FIDO2Error) in
-            try withOptionalCString(pin) { (pin) throws(FIDO2Error) in
-                try check(fido_dev_largeblob_remove(handle, key, key.count, pin), "fido_dev_largeblob_remove")
-            }
+        try writingLargeBlobs(pin: pin) { (handle, pin) throws(FIDO2Error) in
+            try check(fido_dev_largeblob_remove(handle, key, key.count, pin), "fido_dev_largeblob_remove")
         }
     }
 
@@ -91,10 +89,37 @@ extension Device {
     /// Replaces the whole array with `cbor`, a CBOR array; libfido2 adds
     /// the integrity hash (`fido_dev_largeblob_set_array`).
     public func setLargeBlobArray(_ cbor: [UInt8], pin: PIN?) throws(FIDO2Error) {
+        try writingLargeBlobs(pin: pin) { (handle, pin) throws(FIDO2Error) in
+            try check(fido_dev_largeblob_set_array(handle, cbor, cbor.count, pin), "fido_dev_largeblob_set_array")
+        }
+    }
+
+    /// Runs a write of the large-blob array with `pin` as CTAP 2.1 §6.10.2
+    /// asks of a host: with a pinUvAuthToken where the key is protected by
+    /// user verification, without one where it is not, as python-fido2
+    /// writes. libfido2 1.12 (and later) asks a key that supports tokens
+    /// with permissions for one whenever `pin` is NULL, from its built-in
+    /// verification, which a key with neither refuses
+    /// (FIDO_ERR_PIN_REQUIRED; `largeblob_set_array` in src/largeblob.c).
+    /// For such a key the handle forgets what getInfo said for the write
+    /// (`fido_dev_force_u2f` clears the flags, `fido_dev_force_fido2` gives
+    /// the CBOR capability back), so that libfido2 sends the fragments
+    /// without pinUvAuthParam; then the device is opened again, so that
+    /// the calls that follow know the key's PIN protocols and options. A
+    /// key that cannot be opened again is left closed, the write done; the
+    /// next call says so.
+    private func writingLargeBlobs(
+        pin: PIN?, _ write: (OpaquePointer, UnsafePointer<CChar>?) throws(FIDO2Error) -> Void
+    ) throws(FIDO2Error) {
+        var forgotGetInfo = false
+        defer { if forgotGetInfo { try? reopen() } }
         try perform { (handle) throws(FIDO2Error) in
-            try withOptionalCString(pin) { (pin) throws(FIDO2Error) in
-                try check(fido_dev_largeblob_set_array(handle, cbor, cbor.count, pin), "fido_dev_largeblob_set_array")
+            if pin == nil && fido_dev_supports_permissions(handle) && !fido_dev_has_pin(handle) && !fido_dev_has_uv(handle) {
+                fido_dev_force_u2f(handle)
+                fido_dev_force_fido2(handle)
+                forgotGetInfo = true
             }
+            try withOptionalCString(pin) { (pin) throws(FIDO2Error) in try write(handle, pin) }
         }
     }
 }

@@ -31,8 +31,9 @@ final class PAMPrompts: AuthenticatorUI {
             return state.pinsAsked
         }
         guard attempt <= Self.maximumPINAttempts, reason == .required || reason == .invalid else { return nil }
-        let key = authenticator.name ?? authenticator.product
-        let left = retries.map { " (\($0) attempt\($0 == 1 ? "" : "s") left)" } ?? ""
+        // The key as the chooser names it, the attempts as every prompt words them.
+        let key = authenticator.displayName
+        let left = PINPromptWording.retriesNote(retries)
         let wrong = reason == .invalid ? "Wrong PIN. " : ""
         let conversation = conversation
         let pin = await runOnOwnThread { conversation.askHidden("\(wrong)PIN for security key \"\(key)\"\(left): ") }

@@ -50,22 +50,12 @@ struct BrokerSession {
         }
     }
 
-    /// The key to enroll on or read: the one `device` names (an authkeyd id
-    /// or a hidraw path), the only one plugged in, or the one the user
-    /// touches, as OpenSSH's own middleware picks one.
+    /// The key to enroll on: the one `device` names (an authkeyd id or a
+    /// hidraw path), the only one plugged in, or the one the user touches,
+    /// as OpenSSH's own middleware picks one.
     func chooseKey(device: String?) async throws(ProviderError) -> Authenticator {
-        let keys: [Authenticator]
-        do {
-            keys = try await client.listAuthenticators()
-        } catch {
-            throw failure(error, while: "listing the security keys")
-        }
-        if let device {
-            guard let key = keys.first(where: { $0.id == device || $0.path == device }) else {
-                throw ProviderError(.deviceNotFound, "no security key \"\(device)\" (authctl list shows the keys authkeyd has)")
-            }
-            return key
-        }
+        let keys = try await listKeys()
+        if let device { return try Self.key(device, among: keys) }
         switch keys.count {
         case 0: throw ProviderError(.deviceNotFound, "authkeyd has no security key: plug one in (authctl list shows the keys it has)")
         case 1: return keys[0]
@@ -77,6 +67,26 @@ struct BrokerSession {
                 throw failure(error, while: "choosing a key by touch")
             }
         }
+    }
+
+    /// The key `device` names, an authkeyd id or a hidraw path.
+    func namedKey(_ device: String) async throws(ProviderError) -> Authenticator {
+        try Self.key(device, among: try await listKeys())
+    }
+
+    private func listKeys() async throws(ProviderError) -> [Authenticator] {
+        do {
+            return try await client.listAuthenticators()
+        } catch {
+            throw failure(error, while: "listing the security keys")
+        }
+    }
+
+    private static func key(_ device: String, among keys: [Authenticator]) throws(ProviderError) -> Authenticator {
+        guard let key = keys.first(where: { $0.id == device || $0.path == device }) else {
+            throw ProviderError(.deviceNotFound, "no security key \"\(device)\" (authctl list shows the keys authkeyd has)")
+        }
+        return key
     }
 }
 

@@ -55,7 +55,7 @@ extension SecurityKeyProvider {
             result = try await session.client.createCredential(
                 Self.createParams(request, userID: userID, key: key))
         } catch {
-            throw session.failure(error, while: "registering on \(key.product)")
+            throw session.failure(error, while: "registering on \(key.displayName)")
         }
         return try Self.enrolledKey(from: result, request: request)
     }
@@ -131,7 +131,7 @@ extension SecurityKeyProvider {
             // Several: the chooser saw them, noted a match and cancelled.
             if session.prompts.foundUser { throw ProviderError(.credentialExists, nil) }
             if session.prompts.pinOutcome == .none, error.reason == .noCredentials || error.reason == .cancelled { return }
-            throw session.failure(error, while: "looking for an existing resident key on \(key.product)")
+            throw session.failure(error, while: "looking for an existing resident key on \(key.displayName)")
         }
     }
 }

@@ -22,16 +22,23 @@ extension SecurityKeyProvider {
     /// `ssh:` (credential management through the daemon, with the PIN ssh
     /// passed). Credentials of a type OpenSSH has no `-sk` key for are left
     /// out, with a note on stderr.
+    ///
+    /// The key is the one `device` names, else the daemon's choice among the
+    /// keys that can list their credentials (a PIN set): the only one
+    /// without a touch, else the one touched. A key without a PIN, which
+    /// cannot, is never the one that answers a touch first.
     public func loadResidentKeys(options: ProviderOptions, pin: SecretBytes?) async throws(ProviderError) -> [ResidentKey] {
         let session = try await BrokerSession.open(environment: environment, pin: pin)
         defer { session.close() }
-        let key = try await session.chooseKey(device: options.device)
+        var named: Authenticator?
+        if let device = options.device { named = try await session.namedKey(device) }
         let listing: StoredCredentials
         do {
-            listing = try await session.client.storedCredentials(on: key.id)
+            listing = try await session.client.storedCredentials(on: named?.id)
         } catch {
-            throw session.failure(error, while: "reading the resident keys of \(key.product)")
+            throw session.failure(error, while: "reading the resident keys\(named.map { " of \($0.displayName)" } ?? "")")
         }
+        let key = listing.authenticator ?? named
         var keys: [ResidentKey] = []
         for party in listing.relyingParties where party.id.lowercased().hasPrefix("ssh:") {
             for credential in party.credentials {
@@ -42,7 +49,7 @@ extension SecurityKeyProvider {
                     reportSkipped(credential, of: party.id)
                     continue
                 }
-                let verificationRequired = credential.credProtect == 3 && !key.uv
+                let verificationRequired = credential.credProtect == 3 && key?.uv != true
                 keys.append(ResidentKey(
                     algorithm: algorithm, application: party.id,
                     publicKey: try SSHPublicKey.bytes(fromCOSE: coseKey, algorithm: algorithm), keyHandle: keyHandle,

@@ -59,6 +59,6 @@ struct ManagedKey: Sendable {
 
     /// The key as people know it, such as `K1 (v1)`.
     func named(_ key: Authenticator) -> String {
-        "\(printable(key.name ?? key.product)) (\(printable(id)))"
+        "\(printable(key.displayName)) (\(printable(id)))"
     }
 }

@@ -150,7 +150,7 @@ enum PAMCommand: Sendable {
             params.authenticator = key.id
             do {
                 _ = try await client.getCredential(params)
-                holding.append("\(key.id) (\(key.name ?? key.product))")
+                holding.append("\(key.id) (\(key.displayName))")
             } catch where error.reason == .unsupported {
                 holding.append("\(key.id)?")
             } catch {

@@ -37,8 +37,8 @@ struct PINCommand: Sendable {
                 noCount = "no PIN set (authctl pin set \(key.id))"
             }
             print(aligned([
-                ("PIN", retries.pinRetries.map(attemptsLeft) ?? noCount),
-                ("Fingerprint", retries.uvRetries.map(attemptsLeft) ?? "no fingerprint sensor"),
+                ("PIN", retries.pinRetries.map(PINPromptWording.attemptsLeft) ?? noCount),
+                ("Fingerprint", retries.uvRetries.map(PINPromptWording.attemptsLeft) ?? "no fingerprint sensor"),
             ]))
         }
     }

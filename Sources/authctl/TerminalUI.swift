@@ -25,29 +25,24 @@ extension Terminal {
         return nil
     }
 
-    /// The PIN a prompt asks for, worded by its reason. `refusal` says why
-    /// the key refused the last new PIN (`newRejected`).
+    /// The PIN a prompt asks for, worded by its reason, the key named as
+    /// the chooser names it (`PINPromptWording`). `refusal` says why the
+    /// key refused the last new PIN (`newRejected`).
     func enterPIN(
         for key: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?, rules: NewPINRules,
         refusal: String?
     ) -> String? {
-        let product = printable(key.product)
-        let left = retries.map { " (\(attemptsLeft($0)))" } ?? ""
         switch reason {
-        case .required:
-            return askPIN("PIN for \(product)\(left): ")
-        case .current:
-            return askPIN("Current PIN for \(product)\(left): ")
-        case .invalid:
-            say("Wrong PIN.\n")
-            // A change asks again for the PIN the key has now: say which.
-            let which = operation.action == ManagementMethod.changePin ? "Current PIN" : "PIN"
-            return askPIN("\(which) for \(product)\(left): ")
+        case .required, .current, .invalid:
+            if reason == .invalid { say("Wrong PIN.\n") }
+            // A change asks again for the PIN the key has now: the question says which.
+            let changing = operation.action == ManagementMethod.changePin
+            return askPIN(PINPromptWording.question(reason, for: key, retries: retries, changing: changing, shown: printable))
         case .new:
-            return askNewPIN(for: product, rules)
+            return askNewPIN(for: key, rules)
         case .newRejected:
             say("The key refused that PIN (\(refusal ?? "it breaks the key's own rules")); choose another.\n")
-            return askNewPIN(for: product, rules)
+            return askNewPIN(for: key, rules)
         }
     }
 
@@ -60,9 +55,10 @@ extension Terminal {
     /// A new PIN, typed twice: a slip of the finger in a PIN nobody sees
     /// would lock its owner out. A length the key cannot take is asked
     /// again at once, with the reason.
-    private func askNewPIN(for product: String, _ rules: NewPINRules) -> String? {
+    private func askNewPIN(for key: Authenticator, _ rules: NewPINRules) -> String? {
+        let question = PINPromptWording.newPINQuestion(for: key, minimumLength: rules.minimumLength, shown: printable)
         while true {
-            guard let pin = askPIN("New PIN for \(product) (at least \(rules.minimumLength) characters): ") else { return nil }
+            guard let pin = askPIN(question) else { return nil }
             if let problem = rules.problem(with: pin) {
                 say("That PIN is \(problem); choose another.\n")
                 continue
@@ -90,11 +86,6 @@ extension Terminal {
         guard let answer = ask("Name this security key\(offered): ")?.trimmed else { return nil }
         return answer.isEmpty ? suggestion : answer
     }
-}
-
-/// "1 attempt left", "8 attempts left": a PIN's or a fingerprint's.
-func attemptsLeft(_ count: Int) -> String {
-    "\(count) attempt\(count == 1 ? "" : "s") left"
 }
 
 /// Text from the daemon (and so from a relying party) with its control

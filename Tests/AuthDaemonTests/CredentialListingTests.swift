@@ -38,6 +38,55 @@ import Testing
         }
     }
 
+    /// `ssh-keygen -K` with a key without a PIN beside the one with the
+    /// resident key: a listing that names no key lists the one key that
+    /// can (credential management needs its PIN), without asking which.
+    @Test func aListingNamingNoKeyUsesTheOnlyKeyThatCanListWithoutAsking() async throws {
+        let daemon = try await InProcessBroker(["--virtual-key", "name=No PIN", "--virtual-key", "name=With PIN,pin=1234"])
+        let client = try daemon.client()
+        let ui = ScriptedUI(pins: ["1234", "1234"])
+        client.setUI(ui)
+        var params = Self.residentParams(user: "alice", algorithm: -7)
+        params.authenticator = "v2"
+        let id = try #require(try await client.createCredential(params).credential["id"]?.stringValue)
+
+        let listing = try await client.storedCredentials(on: nil)
+        #expect(listing.authenticator?.id == "v2", "the key listed is named in the result")
+        #expect(listing.relyingParties.first?.credentials.map(\.credentialId) == [id])
+        #expect(!ui.prompts.contains("select"), "prompts: \(ui.prompts)")
+        #expect(ui.pinRequests.count == 2, "the PIN asked to register and to list")
+    }
+
+    /// With several keys that can list, the user picks among those only.
+    @Test func withSeveralKeysThatCanListOnlyThoseAreOffered() async throws {
+        let daemon = try await InProcessBroker([
+            "--virtual-key", "name=No PIN", "--virtual-key", "name=First PIN,pin=1234", "--virtual-key", "name=Second PIN,pin=1234",
+        ])
+        let client = try daemon.client()
+        let ui = ScriptedUI(choice: .authenticator(id: "v3"), pins: ["1234"])
+        client.setUI(ui)
+        let listing = try await client.storedCredentials(on: nil)
+        #expect(listing.authenticator?.id == "v3" && listing.existing == 0)
+        #expect(ui.offeredKeys.map { $0.map(\.id) } == [["v2", "v3"]])
+    }
+
+    /// With no key that can list, the reason says which keys want a PIN.
+    @Test func withNoKeyThatCanListTheReasonSaysToSetAPIN() async throws {
+        let daemon = try await InProcessBroker(["--virtual-key", "name=No PIN", "--virtual-key", "name=No PIN either"])
+        let client = try daemon.client()
+        let ui = ScriptedUI()
+        client.setUI(ui)
+        await expectReason(.unsupported, containing: "no key present can list its credentials") {
+            try await client.storedCredentials(on: nil)
+        }
+        await expectReason(.unsupported, containing: "v1 \"No PIN\", v2 \"No PIN either\" have none; set one") {
+            try await client.storedCredentials(on: nil)
+        }
+        #expect(ui.prompts.isEmpty, "no key was offered: \(ui.prompts)")
+        // A key named still says its own reason, as before.
+        await expectReason(.pinRequired) { try await client.storedCredentials(on: "v1") }
+    }
+
     @Test func aUserWhoIsNotAnAdminListsTheCredentialsButChangesNone() async throws {
         // This process is the only user; uid 65534 the only admin.
         let daemon = try await InProcessBroker([

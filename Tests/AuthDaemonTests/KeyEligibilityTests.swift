@@ -72,6 +72,20 @@ import Testing
         #expect(ui.offeredKeys.last?.map(\.id) == ["v1", "v2"])
     }
 
+    /// A listing of credentials that names no key: only keys with
+    /// credential management and a PIN set can serve it.
+    @Test func aListingOfCredentialsLeavesOnlyTheKeysWithAPIN() async throws {
+        let daemon = try await InProcessBroker([
+            "--virtual-key", "name=No PIN", "--virtual-key", "name=With PIN,pin=1234", "--virtual-key", "name=U2F Key,ctap=u2f",
+        ])
+        let keys = await daemon.broker.orderedKeys
+        let listing = KeyRequirements(listsCredentials: true)
+        #expect(try listing.eligible(keys).map(\.product) == ["With PIN"])
+        #expect(Self.reason(try listing.eligible([keys[0], keys[2]]))?.contains("v1 \"No PIN\" has none; set one (authctl pin set v1)") == true)
+        #expect(Self.reason(try listing.eligible([keys[2]]))?.contains("none offers credential management") == true)
+        #expect(Self.reason(try listing.check(keys[0])) != nil && Self.reason(try listing.check(keys[1])) == nil)
+    }
+
     static func largeBlobRequired() throws -> LargeBlobSupport? {
         try LargeBlobSupport(LargeBlobInputs(support: "required"), residentKey: "required")
     }

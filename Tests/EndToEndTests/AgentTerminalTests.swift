@@ -71,7 +71,8 @@ import Testing
         #expect(agent.waitFor("Payee: Bob"))
         #expect(agent.waitFor("Sign this? [y/N] "))
         agent.type("y")
-        #expect(agent.waitFor("PIN for PIN key"))
+        // The key is asked for by the name it was given at registration.
+        #expect(agent.waitFor("PIN for agent-named"))
         agent.type("1234")
         #expect(agent.waitFor("done"))
         let asserted = try Self.reply(of: asserting)

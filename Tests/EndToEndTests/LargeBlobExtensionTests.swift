@@ -7,20 +7,35 @@ import Testing
 /// WebAuthn's largeBlob extension against the real daemon: registration
 /// with `support`, then `write` and `read` at authentication, every result
 /// checked by py_webauthn, and the stored blob read back independently by
-/// python-fido2 from the same key on a socket; a full store, with the
-/// reason in authkeyd's log. (Choosing a key for `support` and a write
+/// python-fido2 from the same key on a socket, one with a PIN and one with
+/// neither PIN nor fingerprint; a full store, with the reason in authkeyd's
+/// log. (Choosing a key for `support` and a write
 /// verified by a fingerprint are tested against the broker in process:
 /// AuthDaemonTests.LargeBlobExtensionTests.)
 @Suite(.timeLimit(.minutes(2))) struct LargeBlobExtensionTests {
+    /// `authkeyd-virtkey --socket` with `settings`, and authkeyd attached
+    /// to it: python-fido2 reaches the same key on the socket.
+    struct KeyOnASocket {
+        let directory = TemporaryDirectory(prefix: "authkeyd")
+        let socket: String
+        let key: BackgroundProcess
+        let daemon: DaemonProcess
+
+        init(_ settings: [String]) async throws {
+            let path = directory.file("virtkey.sock")
+            socket = path
+            key = try BackgroundProcess(builtProduct("authkeyd-virtkey"), ["--socket", path] + settings)
+            #expect(waitUntil { access(path, F_OK) == 0 })
+            daemon = try DaemonProcess(["--attach", "unix:\(path)"], directory: directory)
+            _ = try await daemon.waitForKeys(1)
+        }
+    }
+
     @Test func writeThenReadAndAnotherCredentialHasNoBlob() async throws {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
-        let directory = TemporaryDirectory(prefix: "authkeyd")
-        let socket = directory.file("virtkey.sock")
-        let key = try BackgroundProcess(builtProduct("authkeyd-virtkey"), ["--socket", socket, "--name", "Blob Key", "--pin", "1234"])
-        defer { key.stop() }
-        #expect(waitUntil { access(socket, F_OK) == 0 })
-        let daemon = try DaemonProcess(["--attach", "unix:\(socket)"], directory: directory)
-        _ = try await daemon.waitForKeys(1)
+        let served = try await KeyOnASocket(["--name", "Blob Key", "--pin", "1234"])
+        defer { served.key.stop() }
+        let (socket, daemon) = (served.socket, served.daemon)
         let client = try daemon.client()
         let ui = ScriptedUI(pins: [String](repeating: "1234", count: 10))
         client.setUI(ui)
@@ -55,6 +70,29 @@ import Testing
         #expect(replaced == ["written": true])
         #expect(try PythonFIDO2.readLargeBlob(socket: socket, rpID: "example.org", credentialID: alice.id).blob == [7])
         #expect(!daemon.log.contains(Base64URL.encode(blob)), "no blob in the log")
+    }
+
+    /// A key with neither PIN nor fingerprint takes the write without a
+    /// pinUvAuthToken (CTAP 2.1 §6.10.2), and python-fido2 finds the blob
+    /// sealed as it would seal it.
+    @Test func aKeyWithoutUserVerificationIsWrittenWithoutAPIN() async throws {
+        try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
+        let served = try await KeyOnASocket(["--name", "Bare Key", "--fingerprint", "no"])
+        defer { served.key.stop() }
+        let (socket, daemon) = (served.socket, served.daemon)
+        let client = try daemon.client()
+        let ui = ScriptedUI()
+        client.setUI(ui)
+
+        let alice = try await LargeBlobChecks.register(client, user: "alice")
+        let blob = Array("no PIN to ask: ".utf8) + randomHash()
+        let written = try await LargeBlobChecks.authenticate(
+            client, credential: (alice.id, alice.publicKey), LargeBlobInputs(write: Base64URLBytes(blob)))
+        #expect(written == ["written": true], "authkeyd's log:\n\(daemon.log)")
+        #expect(ui.pinRequests.isEmpty)
+        let independent = try PythonFIDO2.readLargeBlob(socket: socket, rpID: "example.org", credentialID: alice.id)
+        #expect(independent.blob == blob)
+        #expect(independent.entries == 1)
     }
 
     @Test func badInputIsRefusedWithTheReason() async throws {

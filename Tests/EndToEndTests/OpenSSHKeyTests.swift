@@ -112,6 +112,27 @@ import Testing
         }
     }
 
+    /// `-K` with a key without a PIN plugged in beside the one that holds
+    /// the resident key: the provider lists the only key that can
+    /// (credential management needs a PIN) without asking for a touch, so
+    /// the key without a PIN never answers first and fails the download.
+    @Test func dashKListsTheKeyWithAPINBesideOneWithout() async throws {
+        let daemon = try DaemonProcess(["--virtual-key", "name=No PIN", "--virtual-key", "name=With PIN,pin=1234"])
+        _ = try await daemon.waitForKeys(2)
+        let user = try OpenSSHUser(socketPath: daemon.socketPath)
+        try user.answerPINPrompts(with: "1234")
+        let enrolled = try user.enroll("ed25519-sk", file: "id_ed", options: ["resident", "device=v2"])
+
+        let recovered = user.file("recovered")
+        try FileManager.default.createDirectory(atPath: recovered, withIntermediateDirectories: false)
+        let download = try user.run("ssh-keygen", ["-K", "-N", "", "-w", user.provider], directory: recovered)
+        try #require(download.succeeded, "ssh-keygen -K: \(download)\nauthkeyd's log:\n\(daemon.log)")
+        #expect(!download.standardError.contains("touch the one to use"), "no touch was asked: \(download.standardError)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: recovered).sorted()
+        try #require(files == ["id_ed25519_sk_rk", "id_ed25519_sk_rk.pub"], "\(download)")
+        #expect(publicKeyPart(fileText("\(recovered)/id_ed25519_sk_rk.pub")) == publicKeyPart(enrolled))
+    }
+
     /// `-O verify-required`: ssh-keygen asks the PIN (through askpass:
     /// `SSH_ASKPASS_REQUIRE=force` uses it with no DISPLAY) and the
     /// signature carries user verification. A wrong PIN is refused and

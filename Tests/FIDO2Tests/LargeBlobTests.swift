@@ -77,6 +77,29 @@ import VirtualKeyDevice
         #expect(try device.largeBlob(key: blobKey) == fits, "read back in fragments of maxMsgSize - 64 and whole")
     }
 
+    /// CTAP 2.1 §6.10.2: a key with neither PIN nor fingerprint takes a
+    /// write without a pinUvAuthToken (libfido2 alone would ask it for one
+    /// and fail). The device knows the key's options again after it: once
+    /// a PIN is set, a write without it is refused and one with it taken.
+    @Test func aKeyWithNeitherPINNorFingerprintTakesAWriteWithoutAToken() throws {
+        let key = try makeKey { $0.fingerprintSensor = false }
+        let device = try key.openDevice()
+        var request = registrationRequest(userID: [1], residentKey: true)
+        request.largeBlobKey = true
+        let blobKey = try device.makeCredential(request).largeBlobKey
+        try #require(blobKey.count == 32)
+
+        try device.setLargeBlob(Array("no PIN".utf8), key: blobKey, pin: nil)
+        #expect(try device.largeBlob(key: blobKey) == Array("no PIN".utf8))
+        #expect(device.supportsPermissions && device.supportsPIN, "getInfo read again after the write")
+
+        try device.setPIN("1234")
+        try device.reopen()
+        #expect(throws: FIDO2Error.pinRequired) { try device.setLargeBlob([1], key: blobKey, pin: nil) }
+        try device.setLargeBlob(Array("with a PIN".utf8), key: blobKey, pin: "1234")
+        #expect(try device.largeBlob(key: blobKey) == Array("with a PIN".utf8))
+    }
+
     @Test func theArrayIsKeptInTheStateFileAndClearedByAReset() throws {
         let path = directory.file("key.state")
         let blobKey: [UInt8]

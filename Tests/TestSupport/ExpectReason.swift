@@ -15,3 +15,18 @@ public func expectReason<T>(
         Issue.record("expected \(reason), got \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// Expects the call to fail with the daemon's `reason`, its message containing `text`.
+public func expectReason<T>(
+    _ reason: ErrorReason, containing text: String, sourceLocation: SourceLocation = #_sourceLocation, _ call: () async throws -> T
+) async {
+    do {
+        _ = try await call()
+        Issue.record("expected \(reason), but the call succeeded", sourceLocation: sourceLocation)
+    } catch AuthClientError.daemon(let error) {
+        #expect(error.reason == reason, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.message.contains(text), "message: \(error.message)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(reason), got \(error)", sourceLocation: sourceLocation)
+    }
+}

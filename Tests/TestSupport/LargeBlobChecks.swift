@@ -30,14 +30,15 @@ public enum LargeBlobChecks {
         )
     }
 
-    /// An authentication with `largeBlob` inputs, verified by py_webauthn;
-    /// `clientExtensionResults.largeBlob`.
+    /// An authentication with `largeBlob` inputs (and `userVerification`,
+    /// where given), verified by py_webauthn, which requires the UV flag
+    /// with `userVerified`; `clientExtensionResults.largeBlob`.
     public static func authenticate(
         _ client: AuthClient, credential: (id: String, publicKey: JSONValue), _ inputs: LargeBlobInputs,
-        userVerified: Bool = false
+        userVerification: String? = nil, userVerified: Bool = false
     ) async throws -> JSONValue? {
         let challenge = randomHash()
-        var params = WebAuthnFixtures.getParams(challenge: challenge, allow: [credential.id])
+        var params = WebAuthnFixtures.getParams(challenge: challenge, allow: [credential.id], userVerification: userVerification)
         params.extensions = GetExtensions()
         params.extensions?.largeBlob = inputs
         let assertion = try await client.getCredential(params)
@@ -55,14 +56,6 @@ public enum LargeBlobChecks {
         _ reason: ErrorReason, containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ call: () async throws -> T
     ) async {
-        do {
-            _ = try await call()
-            Issue.record("expected \(reason), but the call succeeded", sourceLocation: sourceLocation)
-        } catch AuthClientError.daemon(let error) {
-            #expect(error.reason == reason, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.contains(text), "message: \(error.message)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(reason), got \(error)", sourceLocation: sourceLocation)
-        }
+        await expectReason(reason, containing: text, sourceLocation: sourceLocation, call)
     }
 }

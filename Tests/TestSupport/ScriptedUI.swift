@@ -15,7 +15,7 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
     private(set) var events: [String] = []
     private(set) var statuses: [OperationStatus.Status] = []
     private(set) var statusNotices: [OperationStatus] = []
-    private(set) var pinPrompts: [(reason: EnterPinPrompt.Reason, retries: Int?)] = []
+    private(set) var pinPrompts: [(reason: EnterPinPrompt.Reason, retries: Int?, authenticator: Authenticator)] = []
     private(set) var offered: [[Authenticator]] = []
     private(set) var transactions: [Transaction] = []
 
@@ -31,7 +31,8 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
     public var statusLog: [OperationStatus.Status] { lock.withLock { statuses } }
     /// Every `operation.status` as it came, with its members (`holder`, …).
     public var statusReports: [OperationStatus] { lock.withLock { statusNotices } }
-    public var pinRequests: [(reason: EnterPinPrompt.Reason, retries: Int?)] { lock.withLock { pinPrompts } }
+    /// Each PIN prompt's reason, attempts left, and the key as it named it.
+    public var pinRequests: [(reason: EnterPinPrompt.Reason, retries: Int?, authenticator: Authenticator)] { lock.withLock { pinPrompts } }
     public var offeredKeys: [[Authenticator]] { lock.withLock { offered } }
     public var confirmedTransactions: [Transaction] { lock.withLock { transactions } }
 
@@ -51,7 +52,7 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
     public func enterPIN(for authenticator: Authenticator, operation: OperationInfo, reason: EnterPinPrompt.Reason, retries: Int?) async -> String? {
         note("pin")
         let answer = lock.withLock { () -> String? in
-            pinPrompts.append((reason, retries))
+            pinPrompts.append((reason, retries, authenticator))
             return pins.isEmpty ? nil : pins.removeFirst()
         }
         await wait()

@@ -14,8 +14,10 @@ import VirtualKey
     let host: RawHost
     let channel: UInt32
 
-    init() throws {
-        key = try makeKey { $0.initialPIN = "1234" }
+    init() throws { try self.init { $0.initialPIN = "1234" } }
+
+    init(_ configure: (inout VirtualKeyConfiguration) -> Void) throws {
+        key = try makeKey(configure)
         host = RawHost(key.connect())
         channel = host.allocateChannel()
     }
@@ -114,6 +116,23 @@ import VirtualKey
         let one = try token(permissions: Self.lbw, version: 1)
         #expect(try set(Self.serialized([]), offset: 0, length: 17, token: one, version: 1) == 0)
         #expect(try readAll() == Self.serialized([]))
+    }
+
+    /// §6.10.2 asks for pinUvAuthParam only of a key protected by some
+    /// form of user verification (or with alwaysUv): one with neither PIN
+    /// nor fingerprint takes the fragments without it, and still checks
+    /// the integrity hash.
+    @Test func aKeyWithoutUserVerificationTakesAWriteWithoutAToken() throws {
+        let bare = try LargeBlobConformanceTests { $0.fingerprintSensor = false }
+        let array = Self.serialized([.map([1: .bytes([UInt8](repeating: 7, count: 40)), 2: .bytes([UInt8](repeating: 1, count: 12)), 3: 40])])
+        let first = Array(array.prefix(30)), rest = Array(array.dropFirst(30))
+        #expect(try bare.set(first, offset: 0, length: array.count, token: nil) == 0)
+        #expect(try bare.set(rest, offset: 30, length: nil, token: nil) == 0)
+        #expect(try bare.readAll() == array)
+        var corrupt = Self.serialized([1, 2, 3])
+        corrupt[corrupt.count - 1] ^= 0xFF
+        #expect(try bare.set(corrupt, offset: 0, length: corrupt.count, token: nil) == CTAP2Status.integrityFailure.rawValue)
+        #expect(try bare.readAll() == array)
     }
 
     @Test func theIntegrityHashAndTheSizeLimitAreChecked() throws {

@@ -21,13 +21,14 @@ extension Broker {
             transaction: options.transaction)
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
-        let verification = largeBlob?.verification(VerificationPreference(options.userVerification))
-            ?? VerificationPreference(options.userVerification)
+        let requested = VerificationPreference(options.userVerification)
+        // What key choice assumes; the chosen key's is decided below.
+        let assumedVerification = largeBlob?.verification(requested) ?? requested
         // authkeyd's `userPresence: false`: no touch (OpenSSH's
         // no-touch-required keys), so no touch cue either.
         let presence = options.userPresence ?? true
         let requirements = KeyRequirements(
-            u2fRefusal: U2FOnlyKey.refusal(allowList: allowed, verification: verification, presence: presence),
+            u2fRefusal: U2FOnlyKey.refusal(allowList: allowed, verification: assumedVerification, presence: presence),
             holding: (rpID, allowed))
         let wantsBlob = options.extensions?.getCredBlob == true
         let secretPlan = try HMACSecretPlan.from(options.extensions, allowList: allowed)
@@ -44,6 +45,7 @@ extension Broker {
             let operation = Operation(id: id, session: session, request: inFlight, info: info, owner: uid)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             try largeBlob?.check(key)
+            let verification = largeBlob?.verification(requested, on: key) ?? requested
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.

@@ -13,19 +13,24 @@ extension Broker {
         }
     }
 
-    /// Runs a management operation: the key is named, held for the whole
-    /// operation (others queue), and its getInfo read again afterwards so
-    /// watchers see what changed, and a `.changedKey` result is the key as
-    /// it is now.
+    /// Runs a management operation: the key is the one named (checked
+    /// before the operation starts), or, for a method that may name none,
+    /// one of the keys that meet `requirements`, chosen as for any request
+    /// (`chooseKey`: the only one, or the one the user picks). It is held
+    /// for the whole operation (others queue), and its getInfo read again
+    /// afterwards so watchers see what changed, and a `.changedKey` result
+    /// is the key as it is now.
     func manage(
-        _ method: String, key keyID: String, id: RPCID, session: Session,
-        _ body: @escaping (Operation, RegisteredKey) async throws(RPCError) -> ManagementResult
+        _ method: String, key keyID: String?, choosingAmong requirements: KeyRequirements = KeyRequirements(), id: RPCID,
+        session: Session, _ body: @escaping (Operation, RegisteredKey) async throws(RPCError) -> ManagementResult
     ) throws(RPCError) -> Handling {
-        let key = try requireKey(keyID)
-        if key.info.isU2FOnly { throw U2FOnlyKey.managementRefusal(method) }
+        let named = try keyID.map { (keyID) throws(RPCError) in try requireKey(keyID) }
+        if let named, named.info.isU2FOnly { throw U2FOnlyKey.managementRefusal(method) }
         let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
         return try start(method, id: id, session: session) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info)
+            let key: RegisteredKey
+            if let named { key = named } else { key = try await chooseKey(named: nil, meeting: requirements, for: operation) }
             let result = try await withKey(key, for: operation) { () async throws(RPCError) -> ManagementResult in
                 do throws(RPCError) {
                     let result = try await body(operation, key)

@@ -6,11 +6,16 @@ extension Broker {
     /// the key (credential management, read through libfido2), each with
     /// its public key, and the caller's registration records beside them
     /// where the daemon has one. Open to users of keys, not only admins:
-    /// it changes nothing, and a key with a PIN asks for it.
+    /// it changes nothing, and a key with a PIN asks for it. Naming no key,
+    /// it lists one of those that can (`CredentialListing`): the only one
+    /// without a touch, else the one the user picks among them.
     func listStoredCredentials(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let request = try decode(ListCredentialsParams.self, params)
         let uid = session.peer.uid
-        return try manage(ManagementMethod.listCredentials, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
+        return try manage(
+            ManagementMethod.listCredentials, key: request.authenticator, choosingAmong: KeyRequirements(listsCredentials: true),
+            id: id, session: session
+        ) { [self] operation, key throws(RPCError) in
             let onKey = try await withPINIfSet(on: key, for: operation, activity: "listing the key's credentials") { device, pin throws(FIDO2Error) -> OnKeyCredentials in
                 let metadata = try device.credentialMetadata(pin: pin)
                 var parties: [StoredRelyingParty]
@@ -24,7 +29,7 @@ extension Broker {
                 return OnKeyCredentials(metadata: metadata, parties: parties, credentials: credentials)
             }
             let registrations = (try? store?.registrations(for: uid)) ?? []
-            return .value(encode(onKey.listing(registrations: registrations)))
+            return .value(encode(onKey.listing(registrations: registrations, on: wire(key))))
         }
     }
 
@@ -87,8 +92,8 @@ struct OnKeyCredentials: Sendable {
 
 extension OnKeyCredentials {
     /// The key's credentials as the protocol lists them, each beside the
-    /// caller's registration record where there is one.
-    func listing(registrations: [Registration]) -> StoredCredentials {
+    /// caller's registration record where there is one, and the key.
+    func listing(registrations: [Registration], on key: Authenticator) -> StoredCredentials {
         StoredCredentials(
             existing: Int(metadata.existing), remaining: Int(metadata.remaining),
             relyingParties: zip(parties, credentials).map { party, credentials in
@@ -104,6 +109,7 @@ extension OnKeyCredentials {
                         publicKey: COSEKey.encoded(credential.publicKey, algorithm: credential.algorithm).map(Base64URLBytes.init),
                         publicKeyAlgorithm: credential.algorithm.map { Int($0.rawValue) })
                 })
-            })
+            },
+            authenticator: key)
     }
 }

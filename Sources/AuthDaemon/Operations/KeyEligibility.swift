@@ -17,11 +17,14 @@ struct KeyRequirements: Sendable {
     /// hold one of these credentials (`Broker.probe`), and only those are
     /// offered.
     var holding: (rpID: String, credentialIDs: [[UInt8]])?
+    /// A listing of a key's credentials that names no key: only the keys
+    /// that can list theirs (`CredentialListing.canList`).
+    var listsCredentials = false
 
     /// The present keys that can serve, in their order; none when no key
     /// is present (the choice says `noAuthenticator`). When keys are
     /// present but none can serve, throws the reason, asking in this
-    /// order: large blobs, algorithms, U2F.
+    /// order: the listing of credentials, large blobs, algorithms, U2F.
     ///
     /// U2F-only keys that would refuse are left out while another key is
     /// left (a browser does not offer them either); with only such keys,
@@ -29,6 +32,10 @@ struct KeyRequirements: Sendable {
     func eligible(_ present: [RegisteredKey]) throws(RPCError) -> [RegisteredKey] {
         guard !present.isEmpty else { return [] }
         var keys = U2FOnlyKey.offered(present, refusing: u2fRefusal)
+        if listsCredentials {
+            keys = keys.filter(CredentialListing.canList)
+            guard !keys.isEmpty else { throw CredentialListing.noKeyCanList(present) }
+        }
         if let largeBlob {
             keys = keys.filter(largeBlob.serves)
             guard !keys.isEmpty else { throw LargeBlobSupport.noKeyStoresLargeBlobs }
@@ -43,10 +50,12 @@ struct KeyRequirements: Sendable {
     }
 
     /// Why `key` (the one a request named, or the one chosen) cannot
-    /// serve, if it cannot: algorithms, then U2F, then large blobs.
+    /// serve, if it cannot: algorithms, then U2F, then large blobs, then
+    /// the listing of credentials.
     func check(_ key: RegisteredKey) throws(RPCError) {
         if let algorithms, algorithms.algorithm(for: key.info) == nil { throw algorithms.unsupported(by: [key]) }
         if key.info.isU2FOnly, let u2fRefusal { throw u2fRefusal }
         if let largeBlob, !largeBlob.serves(key) { throw LargeBlobSupport.refusal(of: key) }
+        if listsCredentials, !CredentialListing.canList(key) { throw CredentialListing.noKeyCanList([key]) }
     }
 }

@@ -52,8 +52,10 @@ struct LargeBlobSupport: Sendable {
 
 /// WebAuthn's `largeBlob` at authentication: after the assertion, the
 /// blob stored under the credential's largeBlobKey is read (no
-/// verification needed) or replaced (with a pinUvAuthToken carrying the
-/// `lbw` permission, so a write always verifies the user).
+/// verification needed) or replaced (on a key protected by user
+/// verification, with a pinUvAuthToken carrying the `lbw` permission, so
+/// the write verifies the user; on a key with neither PIN nor fingerprint,
+/// without one, as CTAP 2.1 §6.10.2 says).
 ///
 /// The key and the blob are secrets of the relying party: neither is
 /// logged, and the key is zeroed once used.
@@ -94,11 +96,19 @@ final class LargeBlobAccess: Sendable {
         }
     }
 
-    /// A write always verifies the user: the key accepts it only with a
-    /// pinUvAuthToken.
+    /// Before a key is chosen, a write asks for verification: a key that
+    /// speaks only U2F, which cannot give it, has no large blobs either.
     func verification(_ requested: VerificationPreference) -> VerificationPreference {
         if case .write = access { return .required }
         return requested
+    }
+
+    /// On the chosen key, a write verifies the user where the key takes it
+    /// only with a pinUvAuthToken (`writesNeedVerification`); a key with
+    /// neither PIN nor fingerprint takes it without, so the request's own
+    /// preference stands.
+    func verification(_ requested: VerificationPreference, on key: RegisteredKey) -> VerificationPreference {
+        key.info.largeBlobWritesNeedVerification ? verification(requested) : requested
     }
 
     /// Refuses, before the key is touched, a write the chosen key cannot
@@ -160,4 +170,11 @@ final class LargeBlobAccess: Sendable {
 extension AuthenticatorInfo {
     /// getInfo's `largeBlobs` option with the largeBlobKey extension.
     var storesLargeBlobs: Bool { supports.largeBlobs && extensions.contains("largeBlobKey") }
+
+    /// CTAP 2.1 §6.10.2: a key protected by some form of user verification
+    /// (a PIN, a fingerprint set up), or with alwaysUv, takes a write of
+    /// its large-blob array only with a pinUvAuthToken.
+    var largeBlobWritesNeedVerification: Bool {
+        supports.clientPIN.isOn || supports.userVerification.isOn || supports.alwaysUV.isOn
+    }
 }

@@ -143,3 +143,13 @@ public struct AuthenticatorInfoWire: Codable, Sendable, Equatable {
         self.uvRetries = uvRetries
     }
 }
+
+extension Authenticator {
+    /// The name a key is shown by, in the key chooser and in every prompt
+    /// about it alike: the name the user gave it (`ui.describeAuthenticator`,
+    /// or a registration's `friendlyName`), else its product name.
+    public var displayName: String {
+        guard let name, !name.isEmpty else { return product }
+        return name
+    }
+}

@@ -44,11 +44,13 @@ public struct ResetParams: Codable, Sendable, Equatable {
     }
 }
 
-/// `authenticators.credentials.list`: `{authenticator, rpId?}`.
+/// `authenticators.credentials.list`: `{authenticator?, rpId?}`. Without
+/// `authenticator`, the daemon lists the one key that can (credential
+/// management and a PIN set), or the one the user picks among those.
 public struct ListCredentialsParams: Codable, Sendable, Equatable {
-    public var authenticator: String
+    public var authenticator: String?
     public var rpId: String?
-    public init(authenticator: String, rpId: String? = nil) {
+    public init(authenticator: String?, rpId: String? = nil) {
         self.authenticator = authenticator
         self.rpId = rpId
     }
@@ -107,11 +109,15 @@ public struct StoredCredentials: Codable, Sendable, Equatable {
     public var existing: Int
     public var remaining: Int
     public var relyingParties: [RelyingParty]
+    /// The key listed: the one named, or the one the daemon chose. Optional
+    /// so that a client still reads a daemon from before it.
+    public var authenticator: Authenticator?
 
-    public init(existing: Int, remaining: Int, relyingParties: [RelyingParty]) {
+    public init(existing: Int, remaining: Int, relyingParties: [RelyingParty], authenticator: Authenticator? = nil) {
         self.existing = existing
         self.remaining = remaining
         self.relyingParties = relyingParties
+        self.authenticator = authenticator
     }
 }
 

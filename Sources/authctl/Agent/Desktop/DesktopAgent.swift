@@ -68,7 +68,7 @@ final class DesktopAgent: AgentFrontEnd {
         // Touching the key meant is the daemon's own answer: first, so
         // that OK alone gives it.
         let rows = [Zenity.Row(value: "touch", cells: ["Touch the key you mean", "", ""])] + authenticators.map { key in
-            Zenity.Row(value: key.id, cells: [key.name ?? key.product, "\(key.product) (\(key.transport.rawValue))", key.id])
+            Zenity.Row(value: key.id, cells: [key.displayName, "\(key.product) (\(key.transport.rawValue))", key.id])
         }
         let answer = await ask(for: operation, "choose a security key") { [zenity] dialog in
             zenity.choose(
@@ -110,8 +110,8 @@ final class DesktopAgent: AgentFrontEnd {
     private static func pinDialogTexts(
         for authenticator: Authenticator, reason: EnterPinPrompt.Reason, retries: Int?
     ) -> (description: String, error: String?, repeatPrompt: String?) {
-        let key = printable(authenticator.name ?? authenticator.product)
-        let left = retries.map { " (\(attemptsLeft($0)))" } ?? ""
+        let key = printable(authenticator.displayName)
+        let left = PINPromptWording.retriesNote(retries)
         switch reason {
         case .required:
             return ("Enter the PIN of your security key “\(key)”\(left).", nil, nil)
