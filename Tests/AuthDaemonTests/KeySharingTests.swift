@@ -171,11 +171,11 @@ extension KeySharingTests {
         let directory = TemporaryDirectory(prefix: "authkeyd-locked-at-start")
         let locked = directory.file("hidraw1"), free = directory.file("hidraw2")
         for node in [locked, free] { #expect(FileManager.default.createFile(atPath: node, contents: nil)) }
-        let holder = try LockingProcess(locked, for: .milliseconds(1500))
+        let holder = try LockingProcess(locked, for: .milliseconds(4000))
         let (daemon, watcher) = try await watchedLockedKeys([locked, free])
         defer { watcher.stop() }
         let client = try daemon.client()
-        #expect(try await eventually(timeout: .seconds(1)) { try await client.listAuthenticators().map(\.id) == ["u2"] }, "the free key at once")
+        #expect(try await eventually(timeout: .seconds(3)) { try await client.listAuthenticators().map(\.id) == ["u2"] }, "the free key while the other is held")
         #expect(try await eventually(timeout: .seconds(10)) { try await client.listAuthenticators().map(\.id) == ["u1", "u2"] }, "the locked one once free")
         holder.wait()
     }
