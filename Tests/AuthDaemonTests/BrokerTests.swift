@@ -146,18 +146,27 @@ final class StatusLog: @unchecked Sendable {
     /// is never silent for long.
     @Test func aWaitingRequestsStatusIsRepeated() async throws {
         let daemon = try await InProcessBroker(["--virtual-key", "name=Untouched,presence=never"])
-        let raw = try daemon.rawClient()
+        let client = try daemon.client()
+        client.setUI(ScriptedUI())
+        let heard = Protected<[(status: OperationStatus.Status, at: ContinuousClock.Instant)]>([])
+        let requestID = Protected<Int64?>(nil)
         var params = WebAuthnFixtures.createParams()
         params.timeout = 20_000
-        raw.request(1, Method.createCredential, try JSONValueEncoder().encode(params))
-        #expect(raw.readMessage()?["params"]?["status"] == "waitingForTouch")
-        let clock = ContinuousClock()
-        let started = clock.now
-        let again = raw.readMessage(timeout: .seconds(15))
-        #expect(again?["method"] == "operation.status" && again?["params"]?["status"] == "waitingForTouch", "\(String(describing: again))")
-        let waited = clock.now - started
-        #expect(waited >= .seconds(4) && waited <= .seconds(11), "repeated after \(waited)")
-        raw.request(2, Method.cancelOperation, ["id": 1])
+        let request = Task {
+            try await client.call(
+                Method.createCredential, params, as: CredentialResult.self,
+                onStatus: { status in heard.withLock { $0.append((status.status, .now)) } },
+                onStart: { id in requestID.withLock { $0 = id } })
+        }
+        #expect(await eventually(timeout: .seconds(15)) { heard.withLock { $0.count >= 2 } })
+        let statuses = heard.withLock { $0 }
+        #expect(statuses.prefix(2).map(\.status) == [.waitingForTouch, .waitingForTouch], "\(statuses.map(\.status))")
+        if statuses.count >= 2 {
+            let gap = statuses[1].at - statuses[0].at
+            #expect(gap >= .seconds(4) && gap <= .seconds(11), "repeated after \(gap)")
+        }
+        if let id = requestID.withLock({ $0 }) { try await client.cancel(requestID: id) }
+        _ = await request.result
     }
 
     /// A peer that takes the connection and never answers (a stopped

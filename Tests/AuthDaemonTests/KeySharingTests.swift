@@ -152,14 +152,15 @@ import VirtualKey
         // The bring-up's open ends with the linger; then the lock is free to take.
         let key = try #require(await daemon.broker.orderedKeys.first)
         #expect(await eventually { !key.worker.openState.isOpen })
-        let holder = try LockingProcess(node, for: .milliseconds(1500))
+        let holder = try await LockingProcess(node, for: .milliseconds(1500))
         let started = ContinuousClock.now
         _ = try await client.createCredential(WebAuthnFixtures.createParams(authenticator: "u1"))
         #expect(ContinuousClock.now - started >= .milliseconds(1000), "it waited for the lock")
         let busy = ui.statusReports.filter { $0.status == .busy }
         #expect(busy.count == 1, "\(ui.statusLog)")
         #expect(busy.first?.holder == Holder(pid: Int(holder.pid), command: "python3"))
-        holder.wait()
+        await holder.wait()
+        withExtendedLifetime(directory) {}
     }
 }
 
@@ -171,13 +172,14 @@ extension KeySharingTests {
         let directory = TemporaryDirectory(prefix: "authkeyd-locked-at-start")
         let locked = directory.file("hidraw1"), free = directory.file("hidraw2")
         for node in [locked, free] { #expect(FileManager.default.createFile(atPath: node, contents: nil)) }
-        let holder = try LockingProcess(locked, for: .milliseconds(4000))
+        let holder = try await LockingProcess(locked, for: .milliseconds(4000))
         let (daemon, watcher) = try await watchedLockedKeys([locked, free])
         defer { watcher.stop() }
         let client = try daemon.client()
         #expect(try await eventually(timeout: .seconds(3)) { try await client.listAuthenticators().map(\.id) == ["u2"] }, "the free key while the other is held")
         #expect(try await eventually(timeout: .seconds(10)) { try await client.listAuthenticators().map(\.id) == ["u1", "u2"] }, "the locked one once free")
-        holder.wait()
+        await holder.wait()
+        withExtendedLifetime(directory) {}
     }
 
     /// A key waited for at its bring-up whose node goes meanwhile is given
@@ -186,16 +188,18 @@ extension KeySharingTests {
         let directory = TemporaryDirectory(prefix: "authkeyd-locked-and-gone")
         let node = directory.file("hidraw1")
         #expect(FileManager.default.createFile(atPath: node, contents: nil))
-        let holder = try LockingProcess(node, for: .milliseconds(2500))
+        let holder = try await LockingProcess(node, for: .milliseconds(2500))
         let (daemon, watcher) = try await watchedLockedKeys([node], hotplug: { hotplug in
             try? await Task.sleep(for: .milliseconds(500))
             hotplug.unplug(node)
         })
         defer { watcher.stop() }
-        holder.wait()
+        await holder.wait()
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await daemon.client().listAuthenticators().isEmpty)
         #expect(await daemon.broker.comingUpCount == 0)
+        // Kept to the end: its files must outlive the processes using them.
+        withExtendedLifetime(directory) {}
     }
 
     /// A broker following `nodes` as USB keys whose locks are the real ones
@@ -222,27 +226,33 @@ extension Broker {
 }
 
 /// A process that holds an exclusive `flock` on a file for a while: what
-/// fido2-token does to a key's node while it uses it.
+/// fido2-token does to a key's node while it uses it. Nothing here blocks
+/// a thread of Swift's cooperative pool (the suites beside this one share
+/// its two threads): it waits by sleeping between looks.
 private struct LockingProcess {
     let process = Process()
+    let path: String
 
-    /// Returns once the lock is held.
-    init(_ path: String, for duration: Duration) throws {
+    /// Returns once the lock is held, as /proc/locks says.
+    init(_ path: String, for duration: Duration) async throws {
+        self.path = path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [
-            "-c",
-            "import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(float(sys.argv[2]))",
+            "-c", "import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(float(sys.argv[2]))",
             path, String(Double(duration.wholeMilliseconds) / 1000),
         ]
-        let output = Pipe()
-        process.standardOutput = output
         try process.run()
-        let line = output.fileHandleForReading.availableData
-        guard String(decoding: line, as: UTF8.self).hasPrefix("locked") else { throw InProcessBrokerError("python3 did not lock \(path)") }
+        let pid = process.processIdentifier
+        guard await eventually(timeout: .seconds(10), { FileLocks.holder(ofFileAt: path)?.pid == pid }) else {
+            throw InProcessBrokerError("python3 did not lock \(path)")
+        }
     }
 
     var pid: Int32 { process.processIdentifier }
-    func wait() { process.waitUntilExit() }
+
+    func wait() async {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
 }
 
 extension Broker {
