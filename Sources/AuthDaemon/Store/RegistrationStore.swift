@@ -4,7 +4,8 @@ import Glibc
 import SystemKit
 
 /// The daemon's record of registrations, one file per user:
-/// `<state>/registrations/<uid>.json`, mode 0600 in a 0700 directory.
+/// `<state>/registrations/<uid>.json`, mode 0600 in a 0700 directory, in
+/// the store's own format (`RegistrationFile`).
 ///
 /// Why whole-file atomic replacement and not SQLite: a user has tens of
 /// registrations, written rarely (register, rename, delete), so rewriting
@@ -52,16 +53,20 @@ final class RegistrationStore: @unchecked Sendable {
         if !stale.isEmpty { logger.info("removed \(stale.count) temporary file(s) left in \(directory) by a crash") }
     }
 
-    private func file(for uid: uid_t) -> String { "\(directory)/\(uid).json" }
+    private func file(for uid: uid_t) -> String { RegistrationFile.path(for: uid, in: directory) }
 
     /// The user's registrations, read from disk the first time.
-    func registrations(for uid: uid_t) throws(SystemError) -> [Registration] {
+    func registrations(for uid: uid_t) throws(RegistrationStoreError) -> [Registration] {
         if let cached = cache[uid] { return cached }
         var loaded: [Registration] = []
-        if let bytes = try AtomicFile.read(file(for: uid)) {
-            do {
-                let json = try JSONParser().parse(bytes)
-                loaded = try JSONValueDecoder().decode(RegistrationList.self, from: json).registrations
+        let bytes: [UInt8]?
+        do { bytes = try AtomicFile.read(file(for: uid)) } catch { throw .system(error) }
+        if let bytes {
+            do throws(RegistrationFile.ReadError) {
+                loaded = try RegistrationFile.decode(bytes)
+            } catch .newerVersion(let version) {
+                // Not cached: each use says why, and nothing overwrites it.
+                throw .newerFormat(file: file(for: uid), version: version)
             } catch {
                 // Keep the unreadable file for a person to look at; start afresh.
                 logger.error("\(file(for: uid)) is unreadable (\(error)); keeping it as .corrupt")
@@ -74,7 +79,7 @@ final class RegistrationStore: @unchecked Sendable {
         return loaded
     }
 
-    func add(_ registration: Registration, for uid: uid_t) throws(SystemError) {
+    func add(_ registration: Registration, for uid: uid_t) throws(RegistrationStoreError) {
         var list = try registrations(for: uid)
         list.removeAll { $0.id == registration.id }
         list.append(registration)
@@ -82,7 +87,7 @@ final class RegistrationStore: @unchecked Sendable {
     }
 
     /// Renames; nil when the user has no such registration.
-    func rename(id: String, to name: String, for uid: uid_t) throws(SystemError) -> Registration? {
+    func rename(id: String, to name: String, for uid: uid_t) throws(RegistrationStoreError) -> Registration? {
         var list = try registrations(for: uid)
         guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
         list[index].friendlyName = name
@@ -91,7 +96,7 @@ final class RegistrationStore: @unchecked Sendable {
     }
 
     /// Deletes; false when the user has no such registration.
-    func delete(id: String, for uid: uid_t) throws(SystemError) -> Bool {
+    func delete(id: String, for uid: uid_t) throws(RegistrationStoreError) -> Bool {
         var list = try registrations(for: uid)
         guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
         list.remove(at: index)
@@ -127,13 +132,29 @@ final class RegistrationStore: @unchecked Sendable {
         }
     }
 
-    private func save(_ list: [Registration], for uid: uid_t) throws(SystemError) {
-        let json: JSONValue
-        do { json = try JSONValueEncoder().encode(RegistrationList(registrations: list)) } catch {
-            throw SystemError("encode registrations", code: EINVAL)
+    private func save(_ list: [Registration], for uid: uid_t) throws(RegistrationStoreError) {
+        do throws(SystemError) {
+            try AtomicFile.write(try RegistrationFile.encode(list), to: file(for: uid), permissions: 0o600)
+        } catch {
+            throw .system(error)
         }
-        try AtomicFile.write(json.serialized() + [0x0A], to: file(for: uid), permissions: 0o600)
         cache[uid] = list
         dirtyUsage.remove(uid)
+    }
+}
+
+/// Why the store could not read or write a user's registrations.
+enum RegistrationStoreError: Error, CustomStringConvertible {
+    case system(SystemError)
+    /// The user's file is of a format this daemon does not know; it is
+    /// left as it is.
+    case newerFormat(file: String, version: Int)
+
+    var description: String {
+        switch self {
+        case .system(let error): return "\(error)"
+        case .newerFormat(let file, let version):
+            return "\(file): \(RegistrationFile.ReadError.newerVersion(version)); it is left as it is"
+        }
     }
 }
