@@ -1,3 +1,4 @@
+import AuthClient
 @testable import AuthDaemon
 import AuthProtocol
 import Foundation
@@ -7,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The registration file: its versions read back, the current one written
-/// (atomically, mode 0600).
+/// (atomically, mode 0600), and a write that fails reported, not dropped.
 @Suite(.timeLimit(.minutes(2))) struct RegistrationStoreTests {
     /// A file exactly as authkeyd wrote it before the file had a version
     /// (version 1: the wire's `RegistrationList` as it was), byte for byte:
@@ -87,5 +88,55 @@ import Testing
         }
         #expect(try AtomicFile.read(path) == newer)
         #expect(!FileManager.default.fileExists(atPath: path + ".corrupt"))
+    }
+
+    /// Concurrent renames are written in the order they came, on the
+    /// store's thread: the last one asked for is on disk and in memory.
+    @Test func writesAreMadeInTheOrderTheyWereAskedFor() async throws {
+        let daemon = try await InProcessBroker([])
+        let path = Self.file(of: daemon)
+        try Data(Self.version1File).write(to: URL(fileURLWithPath: path))
+        let raw = try daemon.rawClient()
+        let names = (1...12).map { "name \($0)" }
+        for (index, name) in names.enumerated() {
+            raw.request(index + 1, Method.renameRegistration, ["id": "q1Vr6kHY0bXz8mLwHgQbZ5WfT0vZc2l0S3ZhbHVl", "friendlyName": .string(name)])
+        }
+        var answered: [Int64: String] = [:]
+        while answered.count < names.count, let reply = raw.readReply() {
+            answered[reply["id"]?.integerValue ?? 0] = reply["result"]?["friendlyName"]?.stringValue
+        }
+        #expect(answered == Dictionary(uniqueKeysWithValues: names.enumerated().map { (Int64($0.offset + 1), $0.element) }))
+        let onDisk = try RegistrationFile.decode(try #require(try AtomicFile.read(path)))
+        #expect(onDisk.first?.friendlyName == names.last)
+        #expect(try await daemon.client().listRegistrations().first?.friendlyName == names.last)
+    }
+
+    /// A write that fails is reported: a rename is refused and not made,
+    /// and sign counts that cannot be written at shutdown are logged with
+    /// what that means. (Root writes a read-only directory, so the write is
+    /// made to fail by a directory where its temporary file goes.)
+    @Test func aWriteThatFailsIsReportedAndItsChangeNotMade() async throws {
+        let log = LogRecord()
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Blue"], log: log)
+        let client = try daemon.client()
+        client.setUI(ScriptedUI(name: "Blue key"))
+        let created = try await client.createCredential(WebAuthnFixtures.createParams())
+        let registration = try #require(created.registration)
+        #expect(registration.friendlyName == "Blue key")
+
+        try FileSystem.makeDirectory(Self.file(of: daemon) + ".tmp.\(getpid())", mode: 0o700, intermediates: false)
+        do {
+            _ = try await client.renameRegistration(id: registration.id, to: "Renamed")
+            Issue.record("a rename that could not be written succeeded")
+        } catch {
+            #expect(error.reason == .internalError, "\(error)")
+        }
+        #expect(try await client.listRegistrations().map(\.friendlyName) == ["Blue key"], "the rename was not written, so not made")
+
+        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: [registration.id]))
+        await daemon.broker.shutDown()
+        #expect(log.text.contains("registrations of uid \(getuid()) changed since "), "\(log.text)")
+        #expect(log.text.contains("are not on disk: open(\(Self.file(of: daemon)).tmp.\(getpid())"), "\(log.text)")
+        #expect(log.text.contains("lost with this exit"), "\(log.text)")
     }
 }

@@ -45,7 +45,9 @@ extension Broker {
             session.connection.closeAfterFlush()
         }
         await closeKeys()
-        store?.flush()
+        // Before exit: the sign counts and last uses not yet written, and
+        // any write still queued on the store's thread.
+        await store?.flush()
     }
 
     /// Closes every key on its own thread, then ends the threads: a thread
