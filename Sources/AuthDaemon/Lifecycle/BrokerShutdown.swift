@@ -3,11 +3,12 @@ import FIDO2
 import SystemKit
 
 extension Broker {
-    /// A reloaded configuration: the policy, limits and timeouts apply to
-    /// what comes next; connected clients keep the rights they were given.
-    func reconfigure(_ fresh: DaemonConfiguration) {
+    /// A reloaded configuration and the policy resolved from it (off the
+    /// broker's queue): the policy, limits and timeouts apply to what comes
+    /// next; connected clients keep the rights they were given.
+    func reconfigure(_ fresh: DaemonConfiguration, policy: AccessPolicy) {
         configuration = fresh
-        policy = Self.policy(for: fresh, logger: logger)
+        self.policy = policy
     }
 
     /// The registration store, set at start-up before clients come.
