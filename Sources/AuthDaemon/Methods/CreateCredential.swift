@@ -55,7 +55,8 @@ extension Broker {
             return encode(CredentialResult(
                 credential: CredentialJSON.registration(
                     credential, clientData: clientData, conveyance: options.attestation ?? "none",
-                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido)),
+                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido),
+                    logger: logger),
                 registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }
     }
