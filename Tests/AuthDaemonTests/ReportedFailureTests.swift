@@ -21,4 +21,14 @@ import Testing
         #expect(asked.format == "none" && asked.anonymous)
         #expect(!log.text.contains("\n"), "only the broken statement is logged: \(log.text)")
     }
+
+    /// A `READY=1` that cannot reach the service manager is logged with
+    /// what its loss means.
+    @Test func aLostReadyNotificationIsLogged() {
+        let log = LogRecord()
+        let missing = TemporaryDirectory(prefix: "authkeyd-notify").file("no-such-socket")
+        Systemd.notify("READY=1\nSTATUS=Serving", environment: ["NOTIFY_SOCKET": missing], logger: log.logger)
+        #expect(log.text.contains("cannot send READY=1 to the service manager (NOTIFY_SOCKET=\(missing))"), "\(log.text)")
+        #expect(log.text.contains("fails the start or reload at its timeout"), "\(log.text)")
+    }
 }

@@ -26,7 +26,7 @@ public struct ConfigurationReload: Sendable {
     }
 
     public func reload() async {
-        Systemd.notify("RELOADING=1", environment: environment)
+        Systemd.notify("RELOADING=1", environment: environment, logger: logger)
         // The file is read, and the policy's names resolved (NSS), on a
         // thread of their own: the broker's queue serves clients meanwhile.
         let (initial, commandLine, logger) = (initial, commandLine, logger)
@@ -48,7 +48,7 @@ public struct ConfigurationReload: Sendable {
         }
         guard case .success(let (fresh, policy)) = loaded else {
             if case .failure(let error) = loaded { logger.error("reload failed, keeping the running configuration: \(error)") }
-            Systemd.notify("READY=1", environment: environment)
+            Systemd.notify("READY=1", environment: environment, logger: logger)
             return
         }
         if fresh.resolvedSocketPath(environment: environment) != initial.resolvedSocketPath(environment: environment) {
@@ -59,6 +59,6 @@ public struct ConfigurationReload: Sendable {
         logger.notice("configuration reloaded")
         await broker.reconfigure(fresh, policy: policy)
         await broker.reconcileVirtualKeys(with: fresh.virtualKeys)
-        Systemd.notify("READY=1", environment: environment)
+        Systemd.notify("READY=1", environment: environment, logger: logger)
     }
 }
