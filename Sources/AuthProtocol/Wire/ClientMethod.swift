@@ -2,7 +2,7 @@
 /// capabilities, the documentation checks and the daemon's router all read
 /// it, and the router switches over it, so a method added here without a
 /// handler does not compile. The raw values are the wire names
-/// (PROTOCOL.md); `Method` and `ManagementMethod` name the same strings.
+/// (authkeyd-protocol(7), METHODS); `Method` and `ManagementMethod` name the same strings.
 public enum ClientMethod: String, CaseIterable, Sendable {
     case hello = "hello"
     case listAuthenticators = "authenticators.list"
