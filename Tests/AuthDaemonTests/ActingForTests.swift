@@ -20,21 +20,22 @@ import Testing
         let asserted = try await client.getCredential(params)
         #expect(asserted.registration?.id == registration.id, "acting for root finds root's registration")
 
-        params.onBehalfOf = "no-such-user-authkeyd"
-        do {
-            _ = try await client.getCredential(params)
-            Issue.record("acting for a user who does not exist was allowed")
-        } catch {
-            #expect(error.reason == .invalidParams && "\(error)".contains("no user"), "\(error)")
+        /// Why acting for `name` is refused.
+        func refusal(actingFor name: String) async -> AuthClientError? {
+            params.onBehalfOf = name
+            do {
+                _ = try await client.getCredential(params)
+                Issue.record("acting for \(name) was allowed")
+                return nil
+            } catch {
+                return error
+            }
         }
+        let unknown = await refusal(actingFor: "no-such-user-authkeyd")
+        #expect(unknown?.reason == .invalidParams && String(describing: unknown).contains("no user"), "\(String(describing: unknown))")
         // nobody exists, and may not use the keys (allow-users is root only).
-        params.onBehalfOf = "nobody"
-        do {
-            _ = try await client.getCredential(params)
-            Issue.record("acting for nobody was allowed")
-        } catch {
-            #expect(error.reason == .permissionDenied && "\(error)".contains("user nobody may not use authkeyd"), "\(error)")
-        }
+        let refused = await refusal(actingFor: "nobody")
+        #expect(refused?.reason == .permissionDenied && String(describing: refused).contains("user nobody may not use authkeyd"), "\(String(describing: refused))")
         // The broker served on meanwhile.
         #expect(try await client.listAuthenticators().count == 1)
     }
