@@ -46,8 +46,11 @@ public struct ConfigurationReload: Sendable {
             }
             return .success((fresh, Broker.policy(for: fresh, logger: logger)))
         }
-        guard case .success(let (fresh, policy)) = loaded else {
-            if case .failure(let error) = loaded { logger.error("reload failed, keeping the running configuration: \(error)") }
+        let (fresh, policy): (DaemonConfiguration, AccessPolicy)
+        switch loaded {
+        case .success(let reloaded): (fresh, policy) = reloaded
+        case .failure(let error):
+            logger.error("reload failed, keeping the running configuration: \(error)")
             Systemd.notify("READY=1", environment: environment, logger: logger)
             return
         }
