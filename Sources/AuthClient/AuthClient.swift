@@ -154,8 +154,9 @@ public final class AuthClient: Sendable {
             var broken = false
             buffer.withUnsafeBytes { raw in
                 framer.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count])) { event in
+                    guard !broken else { return }
                     switch event {
-                    case .line(let line): received(line)
+                    case .line(let line): broken = !received(line)
                     case .lineTooLong: broken = true
                     }
                 }
@@ -175,8 +176,10 @@ public final class AuthClient: Sendable {
         FileDescriptor.close(fd)
     }
 
-    private func received(_ line: UnsafeBufferPointer<UInt8>) {
-        guard let message = try? RPCMessage.parse(line) else { return }
+    /// Handles one line; false when the connection must close.
+    private func received(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let message: RPCMessage
+        do { message = try RPCMessage.parse(line) } catch { return unreadable(error) }
         switch message {
         case .response(let id, let result):
             state.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: .success(result))
@@ -217,17 +220,43 @@ public final class AuthClient: Sendable {
                 }
             }
         }
+        return true
+    }
+
+    /// A line that is no JSON-RPC message. Dropped, it would leave the call
+    /// it answers waiting for good: with an id, that call fails (or, if
+    /// none is waiting for it, the daemon's broken request is answered
+    /// with the error JSON-RPC asks for); without one, nothing says which
+    /// call it answers, so every call fails and the connection closes, as
+    /// a peer that breaks the protocol deserves. False when it must close.
+    private func unreadable(_ malformed: MalformedMessage) -> Bool {
+        let what = "a line that is not a JSON-RPC message (\(malformed.error.message))"
+        if let id = malformed.id {
+            if let waiting = state.withLock({ $0.pending.removeValue(forKey: id) }) {
+                waiting.resume(returning: .failure(.protocolViolation("\(what) in answer to request \(id)")))
+            } else {
+                send(.errorResponse(id: id, error: malformed.error))
+            }
+            return true
+        }
+        violation.withLock { $0 = .protocolViolation("\(what), with no request id; the connection is closed") }
+        return false
     }
 
     /// Why the daemon refused this connection, if it did.
     private let refusal = Protected<RPCError?>(nil)
     public var refusalReason: RPCError? { refusal.withLock { $0 } }
 
-    /// What a call on a closed connection fails with: the daemon's reason
-    /// for closing it when it gave one (a refusal), else `disconnected`.
+    /// Why this client closed the connection, if the daemon broke the
+    /// protocol (`unreadable`).
+    private let violation = Protected<AuthClientError?>(nil)
+
+    /// What a call on a closed connection fails with: the protocol
+    /// violation that closed it, or the daemon's reason for closing it when
+    /// it gave one (a refusal), else `disconnected`.
     private var closedError: AuthClientError {
         if let limit = silence.gaveUp { return .notAnswering(limit) }
-        return refusalReason.map { .daemon($0) } ?? .disconnected
+        return violation.withLock { $0 } ?? refusalReason.map { .daemon($0) } ?? .disconnected
     }
 
     /// When the daemon last spoke to this client, and whether the client

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// U2F fallback is off: a silent fall back to U2F after a CTAP2 key's
 /// getInfo failed turns one clear error into many confusing ones
-/// (LIBFIDO2-NOTES.md). Keys that speak only U2F still work: libfido2
+/// (docs/libfido2.md). Keys that speak only U2F still work: libfido2
 /// decides by the CBOR capability of the CTAPHID INIT reply, sends such a
 /// key no getInfo at all, and the flag applies only when getInfo fails
 /// (libfido2 1.12 `fido_dev_open_rx`; see `AuthenticatorInfo.u2fOnly`).

@@ -5,7 +5,7 @@ import SystemKit
 
 /// A key served on a Unix `SOCK_SEQPACKET` socket: each message is one
 /// 64-byte CTAPHID report, without a report-ID byte, both ways
-/// (PROTOCOL.md, "Attaching a key over a socket").
+/// (authkeyd(8), `--attach`; authkeyd-virtkey(1), `--socket`).
 public final class SocketConnection: HIDReportConnection {
     private let fd: Int32
     private let closed = Atomic<Bool>(false)

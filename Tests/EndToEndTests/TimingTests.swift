@@ -4,9 +4,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The figures PROTOCOL.md and the issues promise in milliseconds. `make
-/// test` runs the end-to-end tests one at a time (`--no-parallel`), so
-/// nothing else shares the two cores while these measure.
+/// A figure in milliseconds the project holds the daemon to: a watcher
+/// (authkeyd-protocol(7), NOTIFICATIONS, `authenticators.added`) hears a
+/// key attached or removed within 100 ms. `make test` runs the end-to-end
+/// tests one at a time (`--no-parallel`), so nothing else shares the two
+/// cores while these measure.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct TimingTests {
     @Test func aWatcherSeesAttachAndRemovalWithin100Milliseconds() async throws {
         let directory = TemporaryDirectory(prefix: "authkeyd")

@@ -5,7 +5,7 @@ import Testing
 /// Debian's sshd on 127.0.0.1, for one test: its own config, host key,
 /// authorized_keys and log in a temporary directory, run in the foreground
 /// (`sshd -D -e`) as the test's child. It needs root (the tests run as
-/// root, as TOOLING-NOTES.md found works here): sshd logs the user in.
+/// root; Tests/README.md, "Running as root"): sshd logs the user in.
 public final class SSHServer: @unchecked Sendable {
     public let directory = TemporaryDirectory(prefix: "authkeyd-sshd")
     public private(set) var port: UInt16 = 0

@@ -3,11 +3,12 @@ import FIDO2
 import SystemKit
 
 extension Broker {
-    /// A reloaded configuration: the policy, limits and timeouts apply to
-    /// what comes next; connected clients keep the rights they were given.
-    func reconfigure(_ fresh: DaemonConfiguration) {
+    /// A reloaded configuration and the policy resolved from it (off the
+    /// broker's queue): the policy, limits and timeouts apply to what comes
+    /// next; connected clients keep the rights they were given.
+    func reconfigure(_ fresh: DaemonConfiguration, policy: AccessPolicy) {
         configuration = fresh
-        policy = Self.policy(for: fresh, logger: logger)
+        self.policy = policy
     }
 
     /// How long the cancelled operations have to answer before the
@@ -42,7 +43,9 @@ extension Broker {
             session.connection.closeAfterFlush()
         }
         await closeKeys()
-        store?.flush()
+        // Before exit: the sign counts and last uses not yet written, and
+        // any write still queued on the store's thread.
+        await store?.flush()
     }
 
     /// Closes every key on its own thread, then ends the threads: a thread

@@ -26,20 +26,32 @@ public struct ConfigurationReload: Sendable {
     }
 
     public func reload() async {
-        Systemd.notify("RELOADING=1", environment: environment)
-        var fresh = DaemonConfiguration()
-        fresh.userInstance = initial.userInstance
-        fresh.configFile = initial.configFile
-        if fresh.userInstance {
-            fresh.allowUsers = initial.allowUsers
-            fresh.allowAdmins = initial.allowAdmins
+        Systemd.notify("RELOADING=1", environment: environment, logger: logger)
+        // The file is read, and the policy's names resolved (NSS), on a
+        // thread of their own: the broker's queue serves clients meanwhile.
+        let (initial, commandLine, logger) = (initial, commandLine, logger)
+        let loaded = await runOnOwnThread { () -> Result<(DaemonConfiguration, AccessPolicy), ConfigurationError> in
+            var fresh = DaemonConfiguration()
+            fresh.userInstance = initial.userInstance
+            fresh.configFile = initial.configFile
+            if fresh.userInstance {
+                fresh.allowUsers = initial.allowUsers
+                fresh.allowAdmins = initial.allowAdmins
+            }
+            do throws(ConfigurationError) {
+                try fresh.loadConfigFile(required: false)
+                try fresh.applyFlags(Array(commandLine.dropFirst()))
+            } catch {
+                return .failure(error)
+            }
+            return .success((fresh, Broker.policy(for: fresh, logger: logger)))
         }
-        do {
-            try fresh.loadConfigFile(required: false)
-            try fresh.applyFlags(Array(commandLine.dropFirst()))
-        } catch {
+        let (fresh, policy): (DaemonConfiguration, AccessPolicy)
+        switch loaded {
+        case .success(let reloaded): (fresh, policy) = reloaded
+        case .failure(let error):
             logger.error("reload failed, keeping the running configuration: \(error)")
-            Systemd.notify("READY=1", environment: environment)
+            Systemd.notify("READY=1", environment: environment, logger: logger)
             return
         }
         if fresh.resolvedSocketPath(environment: environment) != initial.resolvedSocketPath(environment: environment) {
@@ -48,8 +60,8 @@ public struct ConfigurationReload: Sendable {
         logger.level = fresh.logLevel
         await keySources.reconfigure(fresh)
         logger.notice("configuration reloaded")
-        await broker.reconfigure(fresh)
+        await broker.reconfigure(fresh, policy: policy)
         await broker.reconcileVirtualKeys(with: fresh.virtualKeys)
-        Systemd.notify("READY=1", environment: environment)
+        Systemd.notify("READY=1", environment: environment, logger: logger)
     }
 }

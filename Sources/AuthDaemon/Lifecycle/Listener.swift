@@ -88,7 +88,7 @@ public actor Listener: Service {
         await serveOrStop.wait()
         if !GracefulShutdown.isRequested {
             startAccepting()
-            Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment)
+            Systemd.notify("READY=1\nSTATUS=Serving \(socketPath)\nMAINPID=\(getpid())", environment: environment, logger: logger)
             logger.notice("authkeyd \(DaemonConfiguration.version) serving \(socketPath)")
             await GracefulShutdown.wait()
         }
@@ -100,7 +100,7 @@ public actor Listener: Service {
     /// left waiting in the backlog. (Under socket activation systemd keeps
     /// its own copy, and the next connection starts the daemon again.)
     private func stop() {
-        Systemd.notify("STOPPING=1", environment: environment)
+        Systemd.notify("STOPPING=1", environment: environment, logger: logger)
         logger.notice("shutting down")
         stopped = true
         let listening = fd

@@ -27,9 +27,18 @@ enum Systemd {
     }
 
     /// Tells the service manager something (`READY=1`, `STOPPING=1`, …);
-    /// does nothing outside systemd.
-    static func notify(_ state: String, environment: [String: String]) {
+    /// does nothing outside systemd. A message that cannot be sent is
+    /// logged with what its loss means: above all a lost `READY=1`, after
+    /// which systemd takes the start (or the reload) for failed at its
+    /// timeout.
+    static func notify(_ state: String, environment: [String: String], logger: Logger) {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty else { return }
-        try? sendDatagram(Array(state.utf8), to: path)
+        do throws(SystemError) { try sendDatagram(Array(state.utf8), to: path) } catch {
+            let first = state.prefix { $0 != "\n" }
+            let consequence = first == "READY=1"
+                ? "systemd does not learn that the daemon is ready, and fails the start or reload at its timeout (Type=notify)"
+                : "systemd does not hear it"
+            logger.error("cannot send \(first) to the service manager (NOTIFY_SOCKET=\(path)): \(error); \(consequence)")
+        }
     }
 }

@@ -29,10 +29,16 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
 public final class Logger: Sendable {
     private let threshold: Atomic<Int>
     private let journal: Bool
+    /// Where lines go instead of standard error, if set (a test's record).
+    private let sink: (@Sendable (LogLevel, String) -> Void)?
 
-    public init(level: LogLevel = .info, environment: [String: String] = currentEnvironment()) {
+    public init(
+        level: LogLevel = .info, environment: [String: String] = currentEnvironment(),
+        sink: (@Sendable (LogLevel, String) -> Void)? = nil
+    ) {
         threshold = Atomic(level.rawValue)
         journal = Self.standardErrorIsJournal(environment["JOURNAL_STREAM"])
+        self.sink = sink
     }
 
     public var level: LogLevel {
@@ -46,7 +52,9 @@ public final class Logger: Sendable {
         guard isEnabled(level) else { return }
         // One write per line, so concurrent lines never interleave.
         let text = message().replacingNewlines()
-        if journal {
+        if let sink {
+            sink(level, text)
+        } else if journal {
             writeToStandardError("<\(level.rawValue)>\(text)\n")
         } else {
             writeToStandardError("\(Self.timestamp()) \(level): \(text)\n")

@@ -49,13 +49,14 @@ extension Broker {
             }
             sendStatus(.processing, for: operation, key: key)
             let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
-            let registration = record(
+            let registration = await record(
                 credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,
                 residentKey: fido.residentKey == .enabled, for: session.peer.uid)
             return encode(CredentialResult(
                 credential: CredentialJSON.registration(
                     credential, clientData: clientData, conveyance: options.attestation ?? "none",
-                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido)),
+                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido),
+                    logger: logger),
                 registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }
     }
@@ -77,12 +78,13 @@ extension Broker {
         return bounded
     }
 
-    /// Writes the registration record; the credential exists whatever
-    /// happens here, so a store that fails is logged, not fatal.
+    /// Writes the registration record, and waits for it to be on disk;
+    /// the credential exists whatever happens here, so a store that fails
+    /// is logged, not fatal.
     private func record(
         _ credential: Credential, options: CreateParams, rpID: String, key: RegisteredKey, friendlyName: String?,
         residentKey: Bool, for uid: uid_t
-    ) -> Registration? {
+    ) async -> Registration? {
         let registration = Registration(
             id: Base64URL.encode(credential.credentialID), rpId: rpID, rpName: options.rp.name, user: options.user,
             aaguid: uuidString(credential.aaguid), authenticatorProduct: key.product, transport: key.transport,
@@ -90,7 +92,7 @@ extension Broker {
             lastUsedAt: nil, signCount: credential.signCount, publicKeyAlgorithm: Int(credential.algorithm))
         guard let store else { return nil }
         do {
-            try store.add(registration, for: uid)
+            try await store.add(registration, for: uid)
             return registration
         } catch {
             logger.error("cannot record a registration for uid \(uid): \(error)")

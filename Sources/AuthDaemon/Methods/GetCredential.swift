@@ -40,8 +40,10 @@ extension Broker {
         }
         let info = OperationInfo(type: .authentication, rpId: rpID, request: id.json, origin: origin)
         let timeout = requestTimeout(hint: options.timeout)
-        let uid = try owner(actingFor: options.onBehalfOf, session: session, method: "credentials.get at \(rpID)")
+        try mayActFor(options.onBehalfOf, session: session)
         return try start(Method.getCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
+            // The user acted for is looked up off the broker's queue.
+            let uid = try await owner(actingFor: options.onBehalfOf, session: session, method: "credentials.get at \(rpID)")
             let operation = Operation(id: id, session: session, request: inFlight, info: info, owner: uid)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             try largeBlob?.check(key)

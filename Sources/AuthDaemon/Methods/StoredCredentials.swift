@@ -43,7 +43,9 @@ extension Broker {
             try await withPINIfSet(on: key, for: operation, activity: "deleting the credential") { device, pin throws(FIDO2Error) in
                 try device.deleteStoredCredential(id: credentialID, pin: pin)
             }
-            _ = try? store?.delete(id: request.credentialId, for: uid)
+            do { _ = try await store?.delete(id: request.credentialId, for: uid) } catch {
+                logger.error("the credential \(request.credentialId) is gone from the key \(key.id), but not uid \(uid)'s record of it: \(error)")
+            }
             return .value(["deleted": true])
         }
     }

@@ -13,14 +13,16 @@ extension Broker {
     /// another user: anyone else could otherwise have prompts shown to a
     /// user who did not ask. The user acted for must be allowed to use
     /// the keys themselves. Each grant is logged with who asked for whom.
-    func owner(actingFor name: String?, session: Session, method: String) throws(RPCError) -> uid_t {
+    ///
+    /// The caller's right is checked at once (`mayActFor`, before the
+    /// request starts); the user is looked up here, in the request's task,
+    /// on a thread of its own: NSS may ask LDAP or sssd, and a slow answer
+    /// must hold up this request only, not the broker's queue. No cache:
+    /// the answer is the system's at the time of the request, as PAM's is.
+    func owner(actingFor name: String?, session: Session, method: String) async throws(RPCError) -> uid_t {
         guard let name else { return session.peer.uid }
-        guard session.peer.uid == 0 || session.rights.contains(.manage) else {
-            logger.notice("refused onBehalfOf \(String(reflecting: name)) from uid \(session.peer.uid) (pid \(session.peer.pid)): neither root nor an admin")
-            throw RPCError(
-                .permissionDenied, "onBehalfOf: only root and authkeyd's admins (allow-admins) may act for another user")
-        }
-        guard let account = UserDatabase.account(named: name) else {
+        try mayActFor(name, session: session)
+        guard let account = await runOnOwnThread({ UserDatabase.account(named: name) }) else {
             throw RPCError(.invalidParams, "invalid params: onBehalfOf: no user \(String(reflecting: name))")
         }
         let rights = policy.rights(for: PeerIdentity(uid: account.uid, gid: account.gid, pid: 0, groups: account.groups))
@@ -31,5 +33,12 @@ extension Broker {
         logger.notice(
             "uid \(session.peer.uid) (pid \(session.peer.pid), \(String(reflecting: command))) acts for \(account.name) (uid \(account.uid)): \(method)")
         return account.uid
+    }
+
+    /// Refuses `onBehalfOf` to a caller that is neither root nor an admin.
+    func mayActFor(_ name: String?, session: Session) throws(RPCError) {
+        guard let name, session.peer.uid != 0, !session.rights.contains(.manage) else { return }
+        logger.notice("refused onBehalfOf \(String(reflecting: name)) from uid \(session.peer.uid) (pid \(session.peer.pid)): neither root nor an admin")
+        throw RPCError(.permissionDenied, "onBehalfOf: only root and authkeyd's admins (allow-admins) may act for another user")
     }
 }

@@ -4,7 +4,8 @@ import Glibc
 import SystemKit
 
 /// The daemon's record of registrations, one file per user:
-/// `<state>/registrations/<uid>.json`, mode 0600 in a 0700 directory.
+/// `<state>/registrations/<uid>.json`, mode 0600 in a 0700 directory, in
+/// the store's own format (`RegistrationFile`).
 ///
 /// Why whole-file atomic replacement and not SQLite: a user has tens of
 /// registrations, written rarely (register, rename, delete), so rewriting
@@ -12,24 +13,44 @@ import SystemKit
 /// the directory) leaves either the old or the new file after a crash at
 /// any instant, with no new dependency and a file a person can read.
 ///
-/// Registrations, renames and deletions are durable before the call
-/// returns. The sign count and last use, updated by every assertion, are
-/// written a moment later, several at once: losing the last of those in a
-/// crash costs a statistic, not a registration.
+/// The in-memory state lives on the broker's queue and is what requests
+/// read; the files are written on the store's own thread
+/// (`RegistrationWriter`), in order, so that an fsync never holds up the
+/// broker. Registrations, renames and deletions are durable before the
+/// call returns (it awaits the write, and a change that could not be
+/// written is not made). The sign count and last use, updated by every
+/// assertion, are written a moment later, several at once: losing the
+/// last of those in a crash costs a statistic, not a registration. The
+/// shutdown awaits `flush`, which writes those and waits for every write.
 final class RegistrationStore: @unchecked Sendable {
-    // Only touched on the broker's executor.
+    // Only touched on the broker's queue.
     private let directory: String
     private let logger: Logger
+    private let queue: DispatchQueue
+    private let writer: RegistrationWriter
     private var cache: [uid_t: [Registration]] = [:]
-    private var dirtyUsage: Set<uid_t> = []
+    /// The users whose sign counts and last uses changed since their file
+    /// was last written.
+    private var unsavedUse: [uid_t: UnsavedUse] = [:]
     private var flushScheduled = false
-    private let flushQueue: DispatchQueue
+    /// Set by the shutdown's flush: what is not written now is lost.
+    private var isFinalFlush = false
     static let usageFlushDelay: Duration = .seconds(2)
 
+    private struct UnsavedUse {
+        /// When the first of them was made, for the log.
+        var since: String
+        /// How many there were: a write clears the entry only if it wrote them all.
+        var count: Int
+    }
+
+    /// `queue` is the broker's: the in-memory state's, and the delayed
+    /// writes' timer's.
     init(directory: String, logger: Logger, queue: DispatchQueue) {
         self.directory = directory
         self.logger = logger
-        flushQueue = queue
+        self.queue = queue
+        writer = RegistrationWriter(directory: directory)
     }
 
     /// Creates the directory; reports why it cannot.
@@ -52,16 +73,21 @@ final class RegistrationStore: @unchecked Sendable {
         if !stale.isEmpty { logger.info("removed \(stale.count) temporary file(s) left in \(directory) by a crash") }
     }
 
-    private func file(for uid: uid_t) -> String { "\(directory)/\(uid).json" }
+    private func file(for uid: uid_t) -> String { RegistrationFile.path(for: uid, in: directory) }
 
-    /// The user's registrations, read from disk the first time.
-    func registrations(for uid: uid_t) throws(SystemError) -> [Registration] {
+    /// The user's registrations, read from disk the first time (a small
+    /// file, once per user and run).
+    func registrations(for uid: uid_t) throws(RegistrationStoreError) -> [Registration] {
         if let cached = cache[uid] { return cached }
         var loaded: [Registration] = []
-        if let bytes = try AtomicFile.read(file(for: uid)) {
-            do {
-                let json = try JSONParser().parse(bytes)
-                loaded = try JSONValueDecoder().decode(RegistrationList.self, from: json).registrations
+        let bytes: [UInt8]?
+        do { bytes = try AtomicFile.read(file(for: uid)) } catch { throw .system(error) }
+        if let bytes {
+            do throws(RegistrationFile.ReadError) {
+                loaded = try RegistrationFile.decode(bytes)
+            } catch .newerVersion(let version) {
+                // Not cached: each use says why, and nothing overwrites it.
+                throw .newerFormat(file: file(for: uid), version: version)
             } catch {
                 // Keep the unreadable file for a person to look at; start afresh.
                 logger.error("\(file(for: uid)) is unreadable (\(error)); keeping it as .corrupt")
@@ -71,32 +97,56 @@ final class RegistrationStore: @unchecked Sendable {
             }
         }
         cache[uid] = loaded
+        writer.seed(loaded, for: uid)
         return loaded
     }
 
-    func add(_ registration: Registration, for uid: uid_t) throws(SystemError) {
-        var list = try registrations(for: uid)
-        list.removeAll { $0.id == registration.id }
-        list.append(registration)
-        try save(list, for: uid)
+    func add(_ registration: Registration, for uid: uid_t, isolation: isolated (any Actor)? = #isolation) async throws(RegistrationStoreError) {
+        try await apply(for: uid) { list in
+            list.removeAll { $0.id == registration.id }
+            list.append(registration)
+        }
     }
 
     /// Renames; nil when the user has no such registration.
-    func rename(id: String, to name: String, for uid: uid_t) throws(SystemError) -> Registration? {
-        var list = try registrations(for: uid)
-        guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
-        list[index].friendlyName = name
-        try save(list, for: uid)
-        return list[index]
+    func rename(
+        id: String, to name: String, for uid: uid_t, isolation: isolated (any Actor)? = #isolation
+    ) async throws(RegistrationStoreError) -> Registration? {
+        guard try registrations(for: uid).contains(where: { $0.id == id }) else { return nil }
+        return try await apply(for: uid) { list -> Registration? in
+            guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+            list[index].friendlyName = name
+            return list[index]
+        }
     }
 
     /// Deletes; false when the user has no such registration.
-    func delete(id: String, for uid: uid_t) throws(SystemError) -> Bool {
-        var list = try registrations(for: uid)
-        guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
-        list.remove(at: index)
-        try save(list, for: uid)
-        return true
+    func delete(id: String, for uid: uid_t, isolation: isolated (any Actor)? = #isolation) async throws(RegistrationStoreError) -> Bool {
+        guard try registrations(for: uid).contains(where: { $0.id == id }) else { return false }
+        return try await apply(for: uid) { list in
+            guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
+            list.remove(at: index)
+            return true
+        }
+    }
+
+    /// Makes `change` to the user's file on the writer's thread and, once
+    /// it is written, to the in-memory state, in the order the changes
+    /// were asked for; a change that could not be written is not made.
+    private func apply<Outcome: Sendable>(
+        for uid: uid_t, isolation: isolated (any Actor)? = #isolation,
+        _ change: @escaping @Sendable (inout [Registration]) -> Outcome
+    ) async throws(RegistrationStoreError) -> Outcome {
+        // Read (and the writer given what was read) before the first write.
+        _ = try registrations(for: uid)
+        let written: Result<Void, SystemError> = await withCheckedContinuation { continuation in
+            writer.write(for: uid, { _ = change(&$0) }, done: { continuation.resume(returning: $0) })
+        }
+        if case .failure(let error) = written { throw .system(error) }
+        var list = cache[uid] ?? []
+        let outcome = change(&list)
+        cache[uid] = list
+        return outcome
     }
 
     /// Notes an assertion; written with the next batch.
@@ -105,35 +155,75 @@ final class RegistrationStore: @unchecked Sendable {
         list[index].signCount = signCount
         list[index].lastUsedAt = time
         cache[uid] = list
-        dirtyUsage.insert(uid)
+        unsavedUse[uid, default: UnsavedUse(since: Logger.timestamp(), count: 0)].count += 1
         scheduleUsageFlush()
         return list[index]
     }
 
-    /// Writes pending usage now (at shutdown).
-    func flush() {
-        for uid in dirtyUsage {
-            if let list = cache[uid] { try? save(list, for: uid) }
-        }
-        dirtyUsage = []
+    /// Writes the pending sign counts and last uses, and returns once every
+    /// write asked for so far is done (at shutdown, before exit). Called
+    /// on the broker, as every method is.
+    func flush(isolation: isolated (any Actor)? = #isolation) async {
+        isFinalFlush = true
+        writeUse()
+        // Each write's outcome is handled on the queue (`useWritten`),
+        // ahead of this call's return to it.
+        await writer.drain()
     }
 
     private func scheduleUsageFlush() {
         guard !flushScheduled else { return }
         flushScheduled = true
-        flushQueue.asyncAfter(deadline: .now() + .milliseconds(Self.usageFlushDelay.wholeMilliseconds)) { [self] in
+        queue.asyncAfter(deadline: .now() + .milliseconds(Self.usageFlushDelay.wholeMilliseconds)) { [self] in
             flushScheduled = false
-            flush()
+            writeUse()
         }
     }
 
-    private func save(_ list: [Registration], for uid: uid_t) throws(SystemError) {
-        let json: JSONValue
-        do { json = try JSONValueEncoder().encode(RegistrationList(registrations: list)) } catch {
-            throw SystemError("encode registrations", code: EINVAL)
+    /// Queues a write of each unsaved use: the sign counts and last uses
+    /// the broker holds now, copied onto the file's records.
+    private func writeUse() {
+        for (uid, unsaved) in unsavedUse {
+            guard let list = cache[uid] else { continue }
+            let uses = Dictionary(list.map { ($0.id, ($0.signCount, $0.lastUsedAt)) }, uniquingKeysWith: { _, last in last })
+            writer.write(for: uid, { registrations in
+                for index in registrations.indices {
+                    guard let use = uses[registrations[index].id] else { continue }
+                    (registrations[index].signCount, registrations[index].lastUsedAt) = use
+                }
+            }, done: { [self] result in
+                queue.async { self.useWritten(for: uid, count: unsaved.count, result) }
+            })
         }
-        try AtomicFile.write(json.serialized() + [0x0A], to: file(for: uid), permissions: 0o600)
-        cache[uid] = list
-        dirtyUsage.remove(uid)
+    }
+
+    private func useWritten(for uid: uid_t, count: Int, _ result: Result<Void, SystemError>) {
+        guard let unsaved = unsavedUse[uid] else { return }
+        switch result {
+        case .success:
+            // Uses noted while it was written wait for the next write.
+            if unsaved.count <= count { unsavedUse[uid] = nil }
+        case .failure(let error):
+            let consequence = isFinalFlush
+                ? "their sign counts and last uses are lost with this exit"
+                : "their sign counts and last uses are written again with the next use, and at shutdown"
+            logger.error("registrations of uid \(uid) changed since \(unsaved.since) are not on disk: \(error) (\(file(for: uid)); \(consequence))")
+        }
+    }
+}
+
+/// Why the store could not read or write a user's registrations.
+enum RegistrationStoreError: Error, CustomStringConvertible {
+    case system(SystemError)
+    /// The user's file is of a format this daemon does not know; it is
+    /// left as it is.
+    case newerFormat(file: String, version: Int)
+
+    var description: String {
+        switch self {
+        case .system(let error): return "\(error)"
+        case .newerFormat(let file, let version):
+            return "\(file): \(RegistrationFile.ReadError.newerVersion(version)); it is left as it is"
+        }
     }
 }

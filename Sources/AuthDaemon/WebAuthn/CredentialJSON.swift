@@ -10,20 +10,12 @@ enum CredentialJSON {
     /// zeroed, as browsers do.
     static func registration(
         _ credential: Credential, clientData: ClientDataInput, conveyance: String, transports: [String],
-        extensionResults: JSONObject
+        extensionResults: JSONObject, logger: Logger
     ) -> JSONValue {
         var authenticatorData = credential.authenticatorData
-        var format = credential.format
-        var statement: CBOR = (try? CBOR.decode(credential.attestationStatementCBOR)) ?? .map([:])
-        // fido-u2f's statement is {sig, x5c} (WebAuthn §8.6), as browsers
-        // send it; libfido2's U2F path adds an alg.
-        if format == "fido-u2f", var members = statement.mapValue {
-            members["alg"] = nil
-            statement = .map(members)
-        }
-        if conveyance == "none" || conveyance.isEmpty {
-            format = "none"
-            statement = .map([:])
+        let (format, statement, anonymous) = attestation(
+            format: credential.format, statement: credential.attestationStatementCBOR, conveyance: conveyance, logger: logger)
+        if anonymous {
             // rpIdHash(32) flags(1) signCount(4), then the AAGUID.
             if authenticatorData.count >= 53 { authenticatorData.replaceSubrange(37..<53, with: [UInt8](repeating: 0, count: 16)) }
         }
@@ -41,6 +33,34 @@ enum CredentialJSON {
             "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "cross-platform",
             "response": .object(response), "clientExtensionResults": .object(extensionResults),
         ]
+    }
+
+    /// The attestation a registration returns: the key's format and
+    /// statement, or `none` (`anonymous`: the AAGUID is zeroed too) when
+    /// the caller asked for none, or when the key's statement cannot be
+    /// decoded. That last is logged: a format with an empty statement
+    /// (what authkeyd once sent) fails every relying party's verification
+    /// as if the key were forged, while `none` is what WebAuthn lets a
+    /// client send in place of any attestation (§5.1.3, "attestation
+    /// conveyance"), and the credential itself is sound.
+    static func attestation(
+        format: String, statement bytes: [UInt8], conveyance: String, logger: Logger
+    ) -> (format: String, statement: CBOR, anonymous: Bool) {
+        let none = (format: "none", statement: CBOR.map([:]), anonymous: true)
+        if conveyance == "none" || conveyance.isEmpty { return none }
+        let statement: CBOR
+        do throws(CBORDecodingError) { statement = try CBOR.decode(bytes) } catch {
+            logger.error("the key's attestation statement (format \(format), \(bytes.count) bytes) cannot be decoded (\(error)); the registration is returned with attestation none")
+            return none
+        }
+        guard var members = statement.mapValue else {
+            logger.error("the key's attestation statement (format \(format)) is not a CBOR map; the registration is returned with attestation none")
+            return none
+        }
+        // fido-u2f's statement is {sig, x5c} (WebAuthn §8.6), as browsers
+        // send it; libfido2's U2F path adds an alg.
+        if format == "fido-u2f" { members["alg"] = nil }
+        return (format, .map(members), false)
     }
 
     /// `AuthenticationResponseJSON`.

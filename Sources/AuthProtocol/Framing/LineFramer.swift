@@ -1,4 +1,4 @@
-/// Splits a byte stream into NDJSON lines (PROTOCOL.md "Transport").
+/// Splits a byte stream into NDJSON lines (authkeyd-protocol(7), TRANSPORT).
 ///
 /// A pure type: bytes in, lines out, however the bytes were chunked. The
 /// length limit is enforced before anything is buffered, so a client cannot

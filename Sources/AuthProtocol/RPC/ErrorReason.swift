@@ -1,5 +1,6 @@
-/// The one stable word in `error.data.reason` (PROTOCOL.md "Results and
-/// errors"). Clients switch on it; messages are for people and may change.
+/// The one stable word in `error.data.reason` (authkeyd-protocol(7),
+/// ERROR REASONS). Clients switch on it; messages are for people and may
+/// change.
 public enum ErrorReason: String, Codable, Sendable, CaseIterable {
     // Outcomes of operations.
     case cancelled

@@ -20,7 +20,7 @@ public enum CTAPLevel: String, Codable, Sendable, CaseIterable {
     case u2f
 }
 
-/// A key as `authenticators.list` shows it (PROTOCOL.md "Authenticator").
+/// A key as `authenticators.list` shows it (authkeyd-protocol(7), TYPES, Authenticator).
 public struct Authenticator: Codable, Sendable, Equatable {
     /// Stable while the key stays present.
     public var id: String

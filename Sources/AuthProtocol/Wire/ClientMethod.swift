@@ -2,7 +2,7 @@
 /// capabilities, the documentation checks and the daemon's router all read
 /// it, and the router switches over it, so a method added here without a
 /// handler does not compile. The raw values are the wire names
-/// (PROTOCOL.md); `Method` and `ManagementMethod` name the same strings.
+/// (authkeyd-protocol(7), METHODS); `Method` and `ManagementMethod` name the same strings.
 public enum ClientMethod: String, CaseIterable, Sendable {
     case hello = "hello"
     case listAuthenticators = "authenticators.list"
@@ -21,7 +21,7 @@ public enum ClientMethod: String, CaseIterable, Sendable {
     case unregisterAgent = "agent.unregister"
 
     // Key management: admins only (allow-admins in authkeyd.conf(5)),
-    // except listing the key's credentials (`needsAdminRight`).
+    // except listing the key's credentials (the daemon's policy).
     case setPin = "authenticators.setPin"
     case changePin = "authenticators.changePin"
     case pinRetries = "authenticators.pinRetries"
@@ -38,7 +38,8 @@ public enum ClientMethod: String, CaseIterable, Sendable {
     case setMinPinLength = "authenticators.config.setMinPinLength"
 
     /// Whether the method manages keys (PIN, reset, on-key credentials,
-    /// fingerprints, config) and so needs the admin right.
+    /// fingerprints, config). Which of them need the admin right is the
+    /// daemon's policy (AuthDaemon's `needsAdminRight`).
     public var isManagement: Bool {
         switch self {
         case .hello, .listAuthenticators, .authenticatorInfo, .watchAuthenticators, .selectAuthenticator,
@@ -50,15 +51,6 @@ public enum ClientMethod: String, CaseIterable, Sendable {
             .setAlwaysUv, .setMinPinLength:
             return true
         }
-    }
-
-    /// Whether the method needs the admin right. Every management method
-    /// does but `authenticators.credentials.list`: reading the key's
-    /// discoverable credentials changes nothing, the key itself asks for
-    /// its PIN, and an ordinary user needs it for what they did before
-    /// authkeyd held the key (`ssh-keygen -K`).
-    public var needsAdminRight: Bool {
-        isManagement && self != .listCredentials
     }
 }
 

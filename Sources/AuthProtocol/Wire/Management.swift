@@ -19,8 +19,6 @@ public enum ManagementMethod {
     public static let setMinPinLength = ClientMethod.setMinPinLength.rawValue
 
     public static let all = ClientMethod.allCases.filter(\.isManagement).map(\.rawValue)
-    /// Those that need the admin right: all but `listCredentials`.
-    public static let adminOnly = ClientMethod.allCases.filter(\.needsAdminRight).map(\.rawValue)
 }
 
 /// `authenticators.pinRetries` → attempts left.

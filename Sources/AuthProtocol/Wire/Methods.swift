@@ -1,6 +1,6 @@
-/// The method names of the protocol (PROTOCOL.md) as strings, for callers
-/// that send or match them; `ClientMethod` and `DaemonNotification` are the
-/// typed lists they come from.
+/// The method names of the protocol (authkeyd-protocol(7), METHODS) as
+/// strings, for callers that send or match them; `ClientMethod` and
+/// `DaemonNotification` are the typed lists they come from.
 public enum Method {
     // Client → daemon.
     public static let hello = ClientMethod.hello.rawValue

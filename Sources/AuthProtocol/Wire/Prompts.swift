@@ -1,4 +1,4 @@
-/// What the prompts say about the operation (PROTOCOL.md "OperationInfo").
+/// What the prompts say about the operation (authkeyd-protocol(7), PROMPTS).
 public struct OperationInfo: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case registration

@@ -1,7 +1,7 @@
 /// The parameters of `credentials.create`: WebAuthn's
 /// `PublicKeyCredentialCreationOptionsJSON` (WebAuthn Level 3 §5.1.4), so
 /// that what a relying-party library generates goes straight in, plus
-/// authkeyd's own members (PROTOCOL.md).
+/// authkeyd's own members (authkeyd-protocol(7), Credentials).
 public struct CreateParams: Codable, Sendable, Equatable {
     public struct RelyingParty: Codable, Sendable, Equatable {
         public var id: String?

@@ -3,8 +3,8 @@ import Synchronization
 import SystemKit
 
 /// Serves a virtual key on a Unix `SOCK_SEQPACKET` socket: one 64-byte
-/// CTAPHID report per message, no report-ID byte, both ways (PROTOCOL.md,
-/// "Attaching a key over a socket").
+/// CTAPHID report per message, no report-ID byte, both ways
+/// (authkeyd-virtkey(1), `--socket`; authkeyd(8), `--attach`).
 ///
 /// Any number of hosts may connect. CTAPHID channels keep them apart and each
 /// reply goes back on the connection that asked; a host that disconnects

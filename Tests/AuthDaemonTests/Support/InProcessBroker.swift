@@ -18,8 +18,9 @@ final class InProcessBroker: Sendable {
 
     /// A broker configured from authkeyd's flags (`--virtual-key`, …) with
     /// its registrations under a temporary directory; returns once every
-    /// virtual key is in service.
-    init(_ arguments: [String]) async throws {
+    /// virtual key is in service. `log` gets its log lines (a `LogRecord`)
+    /// instead of standard error.
+    init(_ arguments: [String], log: LogRecord? = nil) async throws {
         directory = TemporaryDirectory(prefix: "authkeyd-inprocess")
         guard case .run(var configuration) = try DaemonConfiguration.parse(arguments: arguments, environment: [:]) else {
             throw InProcessBrokerError("\(arguments) does not run a broker")
@@ -27,7 +28,7 @@ final class InProcessBroker: Sendable {
         configuration.stateDirectory = directory.path
         // Quiet: a test's output is its assertions.
         configuration.logLevel = .error
-        let logger = Logger(level: configuration.logLevel, environment: [:])
+        let logger = Logger(level: configuration.logLevel, environment: [:], sink: log?.sink)
         // The daemon's broker as `Daemon` makes it; no listener and no key
         // sources: the test hands it connections and keys itself.
         broker = Broker(configuration: configuration, logger: logger, environment: [:])
@@ -39,8 +40,12 @@ final class InProcessBroker: Sendable {
     }
 
     deinit {
-        let broker = broker
-        broker.startTask { await broker.shutDown() }
+        // The directory goes once the shutdown has flushed the store into it.
+        let broker = broker, directory = directory
+        broker.startTask {
+            await broker.shutDown()
+            withExtendedLifetime(directory) {}
+        }
     }
 
     /// One end of a new `socketpair`, the other end handed to the broker as
@@ -62,6 +67,15 @@ final class InProcessBroker: Sendable {
     /// A client as programs use it.
     func client() throws -> AuthClient { AuthClient(connectedDescriptor: try connect()) }
     func blockingClient() throws -> BlockingClient { BlockingClient(connectedDescriptor: try connect()) }
+}
+
+/// What a `Logger` wrote, for a test to read.
+final class LogRecord: Sendable {
+    private let lines = Protected<[String]>([])
+
+    var sink: @Sendable (LogLevel, String) -> Void { { [lines] level, text in lines.withLock { $0.append("\(level): \(text)") } } }
+    var logger: Logger { Logger(level: .debug, environment: [:], sink: sink) }
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }
 
 struct InProcessBrokerError: Error, CustomStringConvertible {
