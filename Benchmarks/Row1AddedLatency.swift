@@ -19,40 +19,13 @@ func addedLatency(_ settings: Settings) async throws -> Row {
 
     let daemon = try DaemonUnderTest(["--virtual-key", spec])
     defer { daemon.stop() }
-    guard let keyID = try daemon.waitForKeys(1).first else { throw BenchError("no key") }
-    let plain = try daemon.connect()
-    let clientDataHash = Base64URL.encode([UInt8](repeating: 2, count: 32))
-    let created = try plain.call("credentials.create", params: [
-        "rp": ["id": "bench.example", "name": "Bench"],
-        "user": ["id": "AQ", "name": "bench", "displayName": "bench"],
-        "clientDataHash": .string(Base64URL.encode([UInt8](repeating: 1, count: 32))),
-        "pubKeyCredParams": [["type": "public-key", "alg": -7]],
-        "authenticatorSelection": ["residentKey": "discouraged", "userVerification": "discouraged"],
-        "authenticator": .string(keyID),
-    ])
-    guard let credentialID = created["credential"]?["id"]?.stringValue else {
-        throw BenchError("credentials.create returned no credential id")
-    }
-    let getParams: JSONValue = [
-        "rpId": "bench.example",
-        "clientDataHash": .string(clientDataHash),
-        "allowCredentials": [["type": "public-key", "id": .string(credentialID)]],
-        "userVerification": "discouraged",
-        "authenticator": .string(keyID),
-    ]
-    let first = try plain.call("credentials.get", params: getParams)
-    guard first["credential"]?["response"]?["signature"]?.stringValue?.isEmpty == false else {
-        throw BenchError("credentials.get returned no signature")
-    }
+    let assertion = try BenchAssertion(daemon)
+    let getParams = assertion.params
     let library = try AuthClient(socketPath: daemon.socketPath)
     defer { library.close() }
     let direct = try DirectKey(spec: spec)
 
-    func timeDaemon() throws -> Double {
-        let start = now()
-        _ = try plain.call("credentials.get", params: getParams)
-        return milliseconds(start, now())
-    }
+    func timeDaemon() throws -> Double { try assertion.time() }
     func timeLibrary() async throws -> Double {
         let start = now()
         _ = try await library.call("credentials.get", params: getParams)
