@@ -116,7 +116,10 @@ let package = Package(
             ])]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
+        // authctl's commands, apart from its entry point so that tests can
+        // run them in process: arguments in; output and exit status out.
+        .target(name: "AuthctlKit", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthctlKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
             name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "VirtualKeyDevice", "AuthClient", "AuthProtocol", "SystemKit"],

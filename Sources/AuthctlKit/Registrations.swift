@@ -22,13 +22,13 @@ enum RegistrationsCommand: Sendable {
         }
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
+    func run(_ client: AuthClient, _ console: Console) async throws {
         switch self {
         case .list(let json):
             let registrations = try await client.listRegistrations()
-            if json { return print(Commands.encode(RegistrationList(registrations: registrations)).jsonText) }
-            guard !registrations.isEmpty else { return print("No registrations. authctl register makes one.") }
-            print(table(
+            if json { return console.print(Commands.encode(RegistrationList(registrations: registrations)).jsonText) }
+            guard !registrations.isEmpty else { return console.print("No registrations. authctl register makes one.") }
+            console.print(table(
                 ["ID", "RP", "USER", "KEY", "CREATED", "LAST USED"],
                 registrations.map { registration in
                     [IDPrefix.shortened(registration.id), registration.rpId, registration.user.name,
@@ -38,20 +38,20 @@ enum RegistrationsCommand: Sendable {
         case .rename(let given, let name):
             let id = try await Self.resolve(given, client)
             let renamed = try await client.renameRegistration(id: id, to: name)
-            print("Renamed \(IDPrefix.shortened(renamed.id)) to \"\(renamed.friendlyName ?? name)\".")
+            console.print("Renamed \(IDPrefix.shortened(renamed.id)) to \"\(renamed.friendlyName ?? name)\".")
         case .delete(let given):
             let id = try await Self.resolve(given, client)
             try await client.deleteRegistration(id: id)
-            print("Deleted \(IDPrefix.shortened(id)).")
+            console.print("Deleted \(IDPrefix.shortened(id)).")
         }
     }
 
     /// The whole id of the one registration that `given` names (see
     /// `IDPrefix`). An id that matches none goes to the daemon as it is,
     /// for its own answer.
-    static func resolve(_ given: String, _ client: AuthClient) async throws(AuthClientError) -> String {
+    static func resolve(_ given: String, _ client: AuthClient) async throws -> String {
         let matches = IDPrefix.matches(given, in: try await client.listRegistrations().map(\.id))
-        guard matches.count <= 1 else { fail("\(given) starts \(matches.count) registrations' ids: give more of it", .usage) }
+        guard matches.count <= 1 else { throw Stop("\(given) starts \(matches.count) registrations' ids: give more of it", .usage) }
         return matches.first ?? given
     }
 }

@@ -16,30 +16,30 @@ struct ResetCommand: Sendable {
         yesReally = arguments.flags.contains("yes-really")
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        let terminal = Terminal.open()
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        let terminal = console.terminal()
         guard yesReally || terminal != nil else {
-            fail("reset erases every credential on the key: confirm it at a terminal, or give --yes-really", .cancelled)
+            throw Stop("reset erases every credential on the key: confirm it at a terminal, or give --yes-really", .cancelled)
         }
         let target = try await client.authenticatorInfo(key.id).authenticator
-        let confirmation = yesReally ? target.product : Self.confirm(target, named: key.named(target), at: terminal)
-        key.answerPrompts(on: client, cues: StatusCues { status in
+        let confirmation = yesReally ? target.product : try Self.confirm(target, named: key.named(target), at: terminal)
+        key.answerPrompts(on: client, console, cues: StatusCues { status in
             status.status == .waitingForTouch ? "Touch the key to confirm the reset…" : StatusCues.cue(for: status)
         })
         let params = ResetParams(authenticator: key.id, confirm: confirmation)
-        guard let reset = try await key.call(client, ManagementMethod.reset, params, as: AuthenticatorEvent.self) else { return }
-        print("Reset \(key.named(reset.authenticator)): no credentials, no PIN, no fingerprints.")
+        guard let reset = try await key.call(client, console, ManagementMethod.reset, params, as: AuthenticatorEvent.self) else { return }
+        console.print("Reset \(key.named(reset.authenticator)): no credentials, no PIN, no fingerprints.")
     }
 
     /// Warns, and asks for the product name; anything else cancels.
-    private static func confirm(_ target: Authenticator, named name: String, at terminal: Terminal?) -> String {
+    private static func confirm(_ target: Authenticator, named name: String, at terminal: Terminal?) throws(Stop) -> String {
         let product = printable(target.product)
         terminal?.say(
             "Resetting \(name) erases every credential on it, its PIN and its fingerprints.\n"
                 + "Sites that know it as a security key will no longer accept it. This cannot be undone.\n")
         guard let typed = terminal?.ask("Type the key's product name, \(product), to reset it: ")?.trimmed,
             typed == target.product
-        else { fail("not reset: the product name was not typed", .cancelled) }
+        else { throw Stop("not reset: the product name was not typed", .cancelled) }
         return typed
     }
 }

@@ -14,7 +14,7 @@ struct RegisterCommand: Sendable {
     let output: OutputFormat
 
     /// Everything is checked here, before connecting: a usage error needs no daemon.
-    init(_ arguments: Arguments) throws(UsageError) {
+    init(_ arguments: Arguments) throws {
         try arguments.check("register", takes: Self.options)
         guard arguments.operands.isEmpty else { throw UsageError("register takes no operands") }
         output = try OutputFormat(arguments)
@@ -66,17 +66,17 @@ struct RegisterCommand: Sendable {
         algorithmNumbers.first { $0.cose == cose }.map { "\($0.name) (\(cose))" } ?? String(cose)
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        client.setUI(CommandLineUI(answers: answers, terminal: Terminal.open()))
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        client.setUI(CommandLineUI(answers: answers, console: console))
         // The raw result, so that --json prints all the daemon sent,
         // members this build does not know included.
         let json = try await client.call(Method.createCredential, params, as: JSONValue.self)
-        if output == .json { return print(json.jsonText) }
+        if output == .json { return console.print(json.jsonText) }
         let result = try CredentialResult(json)
         let credential = try CredentialJSON(result.credential)
         switch output {
-        case .fido2Tools: print(try Fido2ToolsFormat.credential(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rp.id ?? ""))
-        default: print(summary(credential, registration: result.registration))
+        case .fido2Tools: console.print(try Fido2ToolsFormat.credential(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rp.id ?? ""))
+        default: console.print(summary(credential, registration: result.registration))
         }
     }
 

@@ -44,22 +44,22 @@ struct ConfigCommand: Sendable {
         }
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        key.answerPrompts(on: client)
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        key.answerPrompts(on: client, console)
         switch setting {
         case .alwaysUV(let enabled):
             let params = AlwaysUvParams(authenticator: key.id, enabled: enabled)
-            guard let changed = try await key.call(client, ManagementMethod.setAlwaysUv, params, as: AuthenticatorEvent.self) else { return }
+            guard let changed = try await key.call(client, console, ManagementMethod.setAlwaysUv, params, as: AuthenticatorEvent.self) else { return }
             let now = changed.authenticator.alwaysUv
-            print("Always-UV is \(now ? "on" : "off") for \(key.named(changed.authenticator))"
+            console.print("Always-UV is \(now ? "on" : "off") for \(key.named(changed.authenticator))"
                 + (now ? ": every use needs the PIN or a fingerprint." : "."))
         case .minPINLength(let length, let rpIDs, let forceChange):
             let params = MinPinLengthParams(authenticator: key.id, length: length, rpIds: rpIDs, forceChange: forceChange ? true : nil)
-            guard let changed = try await key.call(client, ManagementMethod.setMinPinLength, params, as: AuthenticatorEvent.self) else { return }
+            guard let changed = try await key.call(client, console, ManagementMethod.setMinPinLength, params, as: AuthenticatorEvent.self) else { return }
             var text = "\(key.named(changed.authenticator)) now takes PINs of at least \(length) characters."
             if let rpIDs { text += "\nThese sites may read that minimum: \(rpIDs.map(printable).joined(separator: ", "))." }
             if forceChange { text += "\nThe key asks for a new PIN before it is used again (authctl pin change)." }
-            print(text)
+            console.print(text)
         }
     }
 }

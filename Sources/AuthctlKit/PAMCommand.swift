@@ -51,11 +51,11 @@ enum PAMCommand: Sendable {
         }
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        guard let account = UserDatabase.account(uid: getuid()) else { fail("your uid \(getuid()) has no account", .failure) }
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        guard let account = UserDatabase.account(uid: getuid()) else { throw Stop("your uid \(getuid()) has no account", .failure) }
         switch self {
-        case .register(let registration): try await register(registration, for: account, client)
-        case .list(let origin, let authFile): try await list(origin: origin, authFile: authFile, for: account, client)
+        case .register(let registration): try await register(registration, for: account, client, console)
+        case .list(let origin, let authFile): try await list(origin: origin, authFile: authFile, for: account, client, console)
         }
     }
 
@@ -64,17 +64,19 @@ enum PAMCommand: Sendable {
         "\(account.home)/.config/Yubico/u2f_keys"
     }
 
-    private func register(_ registration: Registration, for account: UserDatabase.Account, _ client: AuthClient) async throws(AuthClientError) {
-        client.setUI(CommandLineUI(answers: registration.answers, terminal: Terminal.open()))
+    private func register(
+        _ registration: Registration, for account: UserDatabase.Account, _ client: AuthClient, _ console: Console
+    ) async throws {
+        client.setUI(CommandLineUI(answers: registration.answers, console: console))
         // As pamu2fcfg: the origin is the relying party id and the appid
         // its name; the user is 32 random bytes named after the account;
         // the clientDataHash is random; no verification is asked of the key
         // (+verification and +pin are demanded at each use, not here).
         var params = CreateParams(
             rp: .init(id: registration.origin, name: registration.appID),
-            user: .init(id: Base64URLBytes(randomBytes(32)), name: account.name, displayName: account.name),
+            user: .init(id: Base64URLBytes(try randomBytes(32)), name: account.name, displayName: account.name),
             challenge: nil, pubKeyCredParams: registration.algorithms)
-        params.clientDataHash = Base64URLBytes(randomBytes(32))
+        params.clientDataHash = Base64URLBytes(try randomBytes(32))
         params.authenticatorSelection = .init(
             residentKey: registration.resident ? "required" : "discouraged", requireResidentKey: registration.resident,
             userVerification: "discouraged")
@@ -85,13 +87,13 @@ enum PAMCommand: Sendable {
         let credential = try CredentialJSON(result.credential)
         guard let data = AuthenticatorData(try credential.attestationObject().authenticatorData),
             let attested = data.attestedCredential, let key = EnrolledCredential.publicKey(fromCOSE: attested.publicKey)
-        else { throw .protocolViolation("the registration carries no public key pam_u2f's format can hold") }
+        else { throw AuthClientError.protocolViolation("the registration carries no public key pam_u2f's format can hold") }
         let enrolled = EnrolledCredential(
             keyHandle: registration.resident ? .resident : .id(attested.credentialID), publicKey: key.bytes, algorithm: key.algorithm,
             options: registration.options)
         if registration.printOnly {
             // pamu2fcfg's output, byte for byte: no line feed after it.
-            return print(AuthFile.line(for: account.name, [enrolled]), terminator: "")
+            return console.print(AuthFile.line(for: account.name, [enrolled]), terminator: "")
         }
         let path = registration.authFile ?? Self.defaultAuthFile(of: account)
         do {
@@ -99,23 +101,23 @@ enum PAMCommand: Sendable {
             let existing = try AtomicFile.read(path) ?? []
             try AtomicFile.write(AuthFile.adding(enrolled, for: account.name, to: existing), to: path, permissions: 0o600)
         } catch {
-            fail("writing \(path): \(error)", .failure)
+            throw Stop("writing \(path): \(error)", .failure)
         }
-        print("Added a credential (\(key.algorithm.rawValue)) for \(account.name) at \(registration.origin) to \(path).")
+        console.print("Added a credential (\(key.algorithm.rawValue)) for \(account.name) at \(registration.origin) to \(path).")
     }
 
-    private func list(origin: String, authFile: String?, for account: UserDatabase.Account, _ client: AuthClient) async throws(AuthClientError) {
+    private func list(
+        origin: String, authFile: String?, for account: UserDatabase.Account, _ client: AuthClient, _ console: Console
+    ) async throws {
         let path = authFile ?? Self.defaultAuthFile(of: account)
-        let credentials: [EnrolledCredential]
+        let read: [EnrolledCredential]??
         do {
-            guard let contents = try AtomicFile.read(path) else { fail("no authfile \(path): authctl pam register makes one", .failure) }
-            guard let found = try AuthFile.credentials(of: account.name, in: contents) else {
-                fail("\(path) has no line for \(account.name)", .failure)
-            }
-            credentials = found
+            read = try AtomicFile.read(path).map { contents throws in try AuthFile.credentials(of: account.name, in: contents) }
         } catch {
-            fail("reading \(path): \(error)", .failure)
+            throw Stop("reading \(path): \(error)", .failure)
         }
+        guard let found = read else { throw Stop("no authfile \(path): authctl pam register makes one", .failure) }
+        guard let credentials = found else { throw Stop("\(path) has no line for \(account.name)", .failure) }
         let keys = try await client.listAuthenticators()
         var rows: [[String]] = []
         for (index, credential) in credentials.enumerated() {
@@ -127,23 +129,23 @@ enum PAMCommand: Sendable {
                 present = "resident: not probed (finding it needs your PIN)"
             case .id(let id):
                 handle = String(Base64.encode(id).prefix(12)) + "…"
-                present = await keysHolding(id, origin: origin, among: keys, client).joined(separator: ", ")
+                present = try await keysHolding(id, origin: origin, among: keys, client).joined(separator: ", ")
             }
             rows.append(["\(index + 1)", credential.algorithm.rawValue, credential.options.field.isEmpty ? "-" : credential.options.field, handle, present.isEmpty ? "no" : present])
         }
-        print("\(account.name) in \(path), relying party \(origin):")
-        print(table(["#", "TYPE", "OPTIONS", "KEY HANDLE", "PLUGGED IN"], rows))
+        console.print("\(account.name) in \(path), relying party \(origin):")
+        console.print(table(["#", "TYPE", "OPTIONS", "KEY HANDLE", "PLUGGED IN"], rows))
     }
 
     /// The keys that hold credential `id`, asked silently: an assertion
     /// without a touch (CTAP `up=false`), which a key answers only for a
     /// credential it holds. A key that cannot be asked so (U2F-only) is
     /// named with a question mark.
-    private func keysHolding(_ id: [UInt8], origin: String, among keys: [Authenticator], _ client: AuthClient) async -> [String] {
+    private func keysHolding(_ id: [UInt8], origin: String, among keys: [Authenticator], _ client: AuthClient) async throws(Stop) -> [String] {
         var holding: [String] = []
         for key in keys {
             var params = GetParams(challenge: nil, rpId: origin)
-            params.clientDataHash = Base64URLBytes(randomBytes(32))
+            params.clientDataHash = Base64URLBytes(try randomBytes(32))
             params.allowCredentials = [CredentialDescriptor(id: Base64URLBytes(id))]
             params.userPresence = false
             params.userVerification = "discouraged"

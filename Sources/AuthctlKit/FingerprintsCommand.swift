@@ -31,35 +31,35 @@ struct FingerprintsCommand: Sendable {
         name = arguments.options["name"]
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
+    func run(_ client: AuthClient, _ console: Console) async throws {
         switch action {
         case .info:
-            key.answerPrompts(on: client)
-            guard let sensor = try await key.call(client, ManagementMethod.fingerprintSensor, key.params, as: FingerprintSensor.self) else { return }
-            print(aligned([
+            key.answerPrompts(on: client, console)
+            guard let sensor = try await key.call(client, console, ManagementMethod.fingerprintSensor, key.params, as: FingerprintSensor.self) else { return }
+            console.print(aligned([
                 ("Sensor", sensor.kind == 2 ? "swipe" : sensor.kind == 1 ? "touch" : "kind \(sensor.kind)"),
                 ("Samples to enroll", String(sensor.samplesRequired)),
             ]))
         case .list:
-            key.answerPrompts(on: client)
-            guard let list = try await key.call(client, ManagementMethod.listFingerprints, key.params, as: FingerprintList.self) else { return }
-            guard !list.fingerprints.isEmpty else { return print("No fingerprints. authctl fingerprints enroll adds one.") }
-            print(table(["TEMPLATE", "NAME"], list.fingerprints.map { [printable($0.templateId), printable($0.name ?? "-")] }))
+            key.answerPrompts(on: client, console)
+            guard let list = try await key.call(client, console, ManagementMethod.listFingerprints, key.params, as: FingerprintList.self) else { return }
+            guard !list.fingerprints.isEmpty else { return console.print("No fingerprints. authctl fingerprints enroll adds one.") }
+            console.print(table(["TEMPLATE", "NAME"], list.fingerprints.map { [printable($0.templateId), printable($0.name ?? "-")] }))
         case .enroll:
-            key.answerPrompts(on: client, cues: StatusCues(wording: EnrollmentCues().cue))
+            key.answerPrompts(on: client, console, cues: StatusCues(wording: EnrollmentCues().cue))
             let params = EnrollParams(authenticator: key.id, name: name)
-            guard let enrolled = try await key.call(client, ManagementMethod.enrollFingerprint, params, as: Fingerprint.self) else { return }
-            print("Enrolled fingerprint \(Self.describe(enrolled)).")
+            guard let enrolled = try await key.call(client, console, ManagementMethod.enrollFingerprint, params, as: Fingerprint.self) else { return }
+            console.print("Enrolled fingerprint \(Self.describe(enrolled)).")
         case .rename:
-            key.answerPrompts(on: client)
+            key.answerPrompts(on: client, console)
             let params = FingerprintParams(authenticator: key.id, templateId: operands[0], name: operands[1])
-            guard let renamed = try await key.call(client, ManagementMethod.renameFingerprint, params, as: Fingerprint.self) else { return }
-            print("Renamed fingerprint \(Self.describe(renamed)).")
+            guard let renamed = try await key.call(client, console, ManagementMethod.renameFingerprint, params, as: Fingerprint.self) else { return }
+            console.print("Renamed fingerprint \(Self.describe(renamed)).")
         case .delete:
-            key.answerPrompts(on: client)
+            key.answerPrompts(on: client, console)
             let params = FingerprintParams(authenticator: key.id, templateId: operands[0])
-            guard try await key.call(client, ManagementMethod.deleteFingerprint, params, as: JSONValue.self) != nil else { return }
-            print("Deleted fingerprint \(printable(operands[0])).")
+            guard try await key.call(client, console, ManagementMethod.deleteFingerprint, params, as: JSONValue.self) != nil else { return }
+            console.print("Deleted fingerprint \(printable(operands[0])).")
         }
     }
 

@@ -34,19 +34,21 @@ struct ManagedKey: Sendable {
 
     /// Answers the prompts of the calls that follow on `client`. `cues`
     /// words the status notifications; `pinRules` the new-PIN prompts.
-    func answerPrompts(on client: AuthClient, cues: StatusCues = StatusCues(), pinRules: NewPINRules = NewPINRules(keyMinimum: nil)) {
-        client.setUI(CommandLineUI(answers: answers, terminal: Terminal.open(), cues: cues, newPINRules: pinRules))
+    func answerPrompts(
+        on client: AuthClient, _ console: Console, cues: StatusCues = StatusCues(), pinRules: NewPINRules = NewPINRules(keyMinimum: nil)
+    ) {
+        client.setUI(CommandLineUI(answers: answers, console: console, cues: cues, newPINRules: pinRules))
     }
 
     /// Calls a management method. With `--json` it prints the daemon's
     /// result as it came, one line, and returns nil; else it returns the
     /// result decoded, for the command to word for people.
     func call<Params: Encodable & Sendable, Result: Decodable>(
-        _ client: AuthClient, _ method: String, _ params: Params, as type: Result.Type
+        _ client: AuthClient, _ console: Console, _ method: String, _ params: Params, as type: Result.Type
     ) async throws(AuthClientError) -> Result? {
         let answer = try await client.call(method, params, as: JSONValue.self)
         if json {
-            print(answer.jsonText)
+            console.print(answer.jsonText)
             return nil
         }
         do { return try JSONValueDecoder().decode(type, from: answer) } catch {

@@ -20,8 +20,12 @@ final class DesktopAgent: AgentFrontEnd {
     /// One dialog on screen at a time.
     private let conversation = Lock()
 
-    init(pinentry: String, zenity: String = "zenity", notifications: DesktopNotifications = DesktopNotifications()) {
+    /// Where each line of what happens goes (standard error).
+    private let log: any ConsoleOutput
+
+    init(pinentry: String, log: any ConsoleOutput, zenity: String = "zenity", notifications: DesktopNotifications = DesktopNotifications()) {
         self.pinentry = pinentry
+        self.log = log
         self.zenity = Zenity(program: zenity)
         self.notifications = notifications
         // A pinentry closed under a question (its request was cancelled)
@@ -199,6 +203,6 @@ final class DesktopAgent: AgentFrontEnd {
     }
 
     private func note(_ line: String) {
-        writeToStandardError("authctl agent: \(line)\n")
+        log.writeError("authctl agent: \(line)\n")
     }
 }

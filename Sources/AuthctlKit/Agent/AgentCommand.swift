@@ -24,28 +24,28 @@ struct AgentCommand: Sendable {
         pinentry = program ?? "pinentry"
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        let ending = try await AgentLoop(client: client, frontEnd: frontEnd(), once: once).run()
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        let ending = try await AgentLoop(client: client, frontEnd: frontEnd(console), once: once).run()
         switch ending {
         case .replaced, .served(succeeded: true):
             return
         case .served(succeeded: false):
-            fail("the request it answered for did not succeed", .failure)
+            throw Stop("the request it answered for did not succeed", .failure)
         case .daemonGone:
-            fail("authkeyd closed the connection; no agent is registered now", .unavailable)
+            throw Stop("authkeyd closed the connection; no agent is registered now", .unavailable)
         }
     }
 
     /// The desktop's dialogs where a display is set; the terminal otherwise,
     /// as pinentry falls back to curses.
-    private func frontEnd() -> any AgentFrontEnd {
-        let display = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environmentVariable($0) ?? "").isEmpty }
-        if desktop && display { return DesktopAgent(pinentry: pinentry) }
-        guard let terminal = Terminal.open() else {
+    private func frontEnd(_ console: Console) throws(Stop) -> any AgentFrontEnd {
+        let display = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(console.environment[$0] ?? "").isEmpty }
+        if desktop && display { return DesktopAgent(pinentry: pinentry, log: console.output) }
+        guard let terminal = console.terminal() else {
             if desktop {
-                fail("agent --desktop: no display (DISPLAY and WAYLAND_DISPLAY are unset) and no terminal to ask at instead", .unavailable)
+                throw Stop("agent --desktop: no display (DISPLAY and WAYLAND_DISPLAY are unset) and no terminal to ask at instead", .unavailable)
             }
-            fail("agent asks its questions at a terminal, and has none: run it in one, or use --desktop in a graphical session", .unavailable)
+            throw Stop("agent asks its questions at a terminal, and has none: run it in one, or use --desktop in a graphical session", .unavailable)
         }
         if desktop {
             terminal.announce("authctl agent: no display (DISPLAY and WAYLAND_DISPLAY are unset): asking at this terminal instead.\n")

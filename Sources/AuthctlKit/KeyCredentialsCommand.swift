@@ -39,26 +39,26 @@ struct KeyCredentialsCommand: Sendable {
         }
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        key.answerPrompts(on: client)
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        key.answerPrompts(on: client, console)
         switch action {
         case .list:
             let params = ListCredentialsParams(authenticator: key.id, rpId: rpID)
-            guard let stored = try await key.call(client, ManagementMethod.listCredentials, params, as: StoredCredentials.self) else { return }
-            print(Self.describe(stored))
+            guard let stored = try await key.call(client, console, ManagementMethod.listCredentials, params, as: StoredCredentials.self) else { return }
+            console.print(Self.describe(stored))
         case .delete:
             let found = try await resolve(credential ?? "", client)
             let params = CredentialParams(authenticator: key.id, credentialId: found.credentialId)
-            guard try await key.call(client, ManagementMethod.deleteCredential, params, as: JSONValue.self) != nil else { return }
-            print("Deleted \(IDPrefix.shortened(found.credentialId)) (\(Self.user(found.user)) at \(printable(found.rp))) from the key.")
+            guard try await key.call(client, console, ManagementMethod.deleteCredential, params, as: JSONValue.self) != nil else { return }
+            console.print("Deleted \(IDPrefix.shortened(found.credentialId)) (\(Self.user(found.user)) at \(printable(found.rp))) from the key.")
         case .update:
             let found = try await resolve(credential ?? "", client)
             // The user id stays: it is what the relying party knows the user by.
             let user = StoredCredentials.User(
                 id: found.user.id, name: userName ?? found.user.name, displayName: displayName ?? found.user.displayName)
             let params = UpdateUserParams(authenticator: key.id, credentialId: found.credentialId, user: user)
-            guard try await key.call(client, ManagementMethod.updateCredentialUser, params, as: JSONValue.self) != nil else { return }
-            print("Updated \(IDPrefix.shortened(found.credentialId)): the user is now \(Self.user(user)).")
+            guard try await key.call(client, console, ManagementMethod.updateCredentialUser, params, as: JSONValue.self) != nil else { return }
+            console.print("Updated \(IDPrefix.shortened(found.credentialId)): the user is now \(Self.user(user)).")
         }
     }
 
@@ -71,14 +71,14 @@ struct KeyCredentialsCommand: Sendable {
 
     /// The one credential on the key whose id `given` is, or starts (see
     /// `IDPrefix`); none or several end the run, with what to give instead.
-    private func resolve(_ given: String, _ client: AuthClient) async throws(AuthClientError) -> Found {
+    private func resolve(_ given: String, _ client: AuthClient) async throws -> Found {
         let stored = try await client.storedCredentials(on: key.id)
         let all = stored.relyingParties.flatMap { party in
             party.credentials.map { Found(rp: party.id, credentialId: $0.credentialId, user: $0.user) }
         }
         let matches = IDPrefix.matches(given, in: all.map(\.credentialId))
         guard matches.count == 1, let found = all.first(where: { $0.credentialId == matches[0] }) else {
-            fail(
+            throw Stop(
                 matches.isEmpty
                     ? "no credential on \(key.id) has an id that starts \(given) (give at least \(IDPrefix.shortest) characters; see authctl credentials list \(key.id))"
                     : "\(given) starts \(matches.count) credentials' ids: give more of it",

@@ -19,24 +19,24 @@ struct PINCommand: Sendable {
         (action, key, _) = try ManagedKey.parse("pin", arguments, usage: Self.usage) { (_: Action) in (0, []) }
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
+    func run(_ client: AuthClient, _ console: Console) async throws {
         switch action {
         case .set, .change:
             // The key's minimum length, for the new-PIN prompt to tell.
             let minimum = try await client.authenticatorInfo(key.id).info.minPinLength
-            key.answerPrompts(on: client, pinRules: NewPINRules(keyMinimum: minimum))
+            key.answerPrompts(on: client, console, pinRules: NewPINRules(keyMinimum: minimum))
             let method = action == .set ? ManagementMethod.setPin : ManagementMethod.changePin
-            guard let changed = try await key.call(client, method, key.params, as: AuthenticatorEvent.self) else { return }
-            print("\(action == .set ? "Set" : "Changed") the PIN of \(key.named(changed.authenticator)).")
+            guard let changed = try await key.call(client, console, method, key.params, as: AuthenticatorEvent.self) else { return }
+            console.print("\(action == .set ? "Set" : "Changed") the PIN of \(key.named(changed.authenticator)).")
         case .retries:
-            key.answerPrompts(on: client)
-            guard let retries = try await key.call(client, ManagementMethod.pinRetries, key.params, as: RetriesResult.self) else { return }
+            key.answerPrompts(on: client, console)
+            guard let retries = try await key.call(client, console, ManagementMethod.pinRetries, key.params, as: RetriesResult.self) else { return }
             // No count: the key has no PIN support, or no PIN set yet.
             var noCount = "no PIN support"
             if retries.pinRetries == nil, try await client.authenticatorInfo(key.id).authenticator.pin {
                 noCount = "no PIN set (authctl pin set \(key.id))"
             }
-            print(aligned([
+            console.print(aligned([
                 ("PIN", retries.pinRetries.map(attemptsLeft) ?? noCount),
                 ("Fingerprint", retries.uvRetries.map(attemptsLeft) ?? "no fingerprint sensor"),
             ]))

@@ -9,13 +9,24 @@ import SystemKit
 struct CommandLineUI: AuthenticatorUI {
     let answers: CommandLineAnswers
     let terminal: Terminal?
-    var cues = StatusCues()
+    /// Where the cues and the news of a refused PIN go (standard error).
+    let output: any ConsoleOutput
+    let cues: StatusCues
     /// What a new PIN must be, to word the prompt (the key's minimum, when
     /// the command read it).
-    var newPINRules = NewPINRules(keyMinimum: nil)
+    let newPINRules: NewPINRules
     private let given = GivenPINs()
     /// The account chooser's answers (`--user`, the terminal's list).
     let accounts = AccountChoice()
+
+    /// Asks at `console`'s terminal, if it has one.
+    init(answers: CommandLineAnswers, console: Console, cues: StatusCues = StatusCues(), newPINRules: NewPINRules = NewPINRules(keyMinimum: nil)) {
+        self.answers = answers
+        terminal = console.terminal()
+        output = console.output
+        self.cues = cues
+        self.newPINRules = newPINRules
+    }
 
     func selectAuthenticator(_ authenticators: [Authenticator], operation: OperationInfo) async -> AuthenticatorChoice? {
         cues.forget()
@@ -31,7 +42,7 @@ struct CommandLineUI: AuthenticatorUI {
         let pin: String?
         if let pins = answers.pins {
             // A script learns why its new PIN was refused before the next line is read.
-            if let refusal { writeToStandardError("authctl: the key refused the new PIN (\(refusal))\n") }
+            if let refusal { output.writeError("authctl: the key refused the new PIN (\(refusal))\n") }
             pin = await runOnOwnThread { pins.next() }
         } else if let terminal {
             pin = await runOnOwnThread { [newPINRules] in
@@ -66,5 +77,5 @@ struct CommandLineUI: AuthenticatorUI {
         return await accounts.choose(credentials, user: answers.userName, operation: operation, terminal: terminal)
     }
 
-    func statusChanged(_ status: OperationStatus) { cues.show(status) }
+    func statusChanged(_ status: OperationStatus) { cues.show(status, to: output) }
 }

@@ -9,12 +9,12 @@ enum Commands {
     /// (the protocol's own object): decoding it into the protocol's types
     /// and encoding it again only to print it would cost a one-call command
     /// more start-up time (the runtime's Codable metadata) than its call.
-    static func list(_ client: BlockingClient, json: Bool) throws(AuthClientError) {
+    static func list(_ client: BlockingClient, json: Bool, _ console: Console) throws(AuthClientError) {
         let result = try client.call(Method.listAuthenticators)
-        if json { return print(result.jsonText) }
+        if json { return console.print(result.jsonText) }
         let keys = try client.decode(AuthenticatorList.self, of: Method.listAuthenticators, from: result).authenticators
-        guard !keys.isEmpty else { return print("No security keys. Plug one in, or see authkeyd(8) for virtual keys.") }
-        print(table(
+        guard !keys.isEmpty else { return console.print("No security keys. Plug one in, or see authkeyd(8) for virtual keys.") }
+        console.print(table(
             ["ID", "NAME", "PRODUCT", "TRANSPORT", "PIN", "UV", "RESIDENT KEYS"],
             keys.map { key in
                 [key.id, key.name ?? "-", key.product, key.transport.rawValue,
@@ -24,10 +24,10 @@ enum Commands {
             }))
     }
 
-    static func info(_ client: BlockingClient, id: String, json: Bool) throws(AuthClientError) {
+    static func info(_ client: BlockingClient, id: String, json: Bool, _ console: Console) throws(AuthClientError) {
         // AuthenticatorParams, written out: encoding it would bring Codable in.
         let result = try client.call(Method.authenticatorInfo, params: ["authenticator": .string(id)])
-        if json { return print(result.jsonText) }
+        if json { return console.print(result.jsonText) }
         let details = try client.decode(AuthenticatorDetails.self, of: Method.authenticatorInfo, from: result)
         let key = details.authenticator, info = details.info
         let rows: [(label: String, value: String)] = [
@@ -47,33 +47,33 @@ enum Commands {
             ("Firmware", String(info.firmwareVersion)),
             ("Options", info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")),
         ]
-        print(aligned(rows))
+        console.print(aligned(rows))
     }
 
-    static func watch(_ client: AuthClient, json: Bool) async throws(AuthClientError) {
+    static func watch(_ client: AuthClient, json: Bool, _ console: Console) async throws(AuthClientError) {
         let present = try await client.watchAuthenticators()
         if !json {
-            print("Watching for security keys; Ctrl-C stops.")
-            for key in present { print("present  \(key.id)  \(key.product) (\(key.transport.rawValue))") }
+            console.print("Watching for security keys; Ctrl-C stops.")
+            for key in present { console.print("present  \(key.id)  \(key.product) (\(key.transport.rawValue))") }
         }
-        flushStandardOutput()
+        console.output.flush()
         for await notification in client.notifications {
             if json {
-                print(RPCMessage.notification(method: notification.method, params: notification.params).json.jsonText)
+                console.print(RPCMessage.notification(method: notification.method, params: notification.params).json.jsonText)
             } else if let event = try? JSONValueDecoder().decode(AuthenticatorEvent.self, from: notification.params) {
                 let verb = notification.method.split(separator: ".").last.map(String.init) ?? notification.method
-                print("\(verb.padding(to: 8))  \(event.authenticator.id)  \(event.authenticator.product) (\(event.authenticator.transport.rawValue))")
+                console.print("\(verb.padding(to: 8))  \(event.authenticator.id)  \(event.authenticator.product) (\(event.authenticator.transport.rawValue))")
             }
-            flushStandardOutput()
+            console.output.flush()
         }
         throw .disconnected
     }
 
-    static func select(_ client: AuthClient, timeout: Duration?, json: Bool) async throws(AuthClientError) {
-        if !json { writeToStandardError("Touch the security key you want to use…\n") }
+    static func select(_ client: AuthClient, timeout: Duration?, json: Bool, _ console: Console) async throws(AuthClientError) {
+        if !json { console.output.writeError("Touch the security key you want to use…\n") }
         let key = try await client.selectByTouch(timeout: timeout)
-        if json { return print(encode(AuthenticatorEvent(authenticator: key)).jsonText) }
-        print("\(key.id)  \(key.product) (\(key.transport.rawValue))")
+        if json { return console.print(encode(AuthenticatorEvent(authenticator: key)).jsonText) }
+        console.print("\(key.id)  \(key.product) (\(key.transport.rawValue))")
     }
 
     static func encode(_ value: some Encodable) -> JSONValue {

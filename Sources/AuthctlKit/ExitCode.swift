@@ -1,6 +1,5 @@
 import AuthClient
 import AuthProtocol
-import Glibc
 import SystemKit
 
 /// authctl's exit codes, by kind of failure (sysexits.h where one fits).
@@ -38,22 +37,28 @@ enum ExitCode: Int32 {
     }
 }
 
-/// Prints the message to standard error and exits with the code.
-func fail(_ message: String, _ code: ExitCode) -> Never {
-    printError(message)
-    exit(code.rawValue)
+/// authctl stopping for a reason of its own, not the daemon's: what it
+/// says on standard error, and the exit code.
+struct Stop: Error {
+    let message: String
+    let code: ExitCode
+
+    init(_ message: String, _ code: ExitCode) {
+        self.message = message
+        self.code = code
+    }
 }
 
-func fail(_ error: AuthClientError) -> Never {
-    exit(report(error).rawValue)
-}
-
-/// Prints the error's message to standard error; the code to exit with.
-func report(_ error: AuthClientError) -> ExitCode {
-    printError(error.description)
-    return ExitCode(error)
-}
-
-private func printError(_ message: String) {
-    writeToStandardError("authctl: \(message)\n")
+/// Prints why the run failed to standard error; the code to exit with. A
+/// usage error shows the usage after it.
+func report(_ error: any Error, to console: Console) -> ExitCode {
+    let (message, code): (String, ExitCode)
+    switch error {
+    case let error as AuthClientError: (message, code) = (error.description, ExitCode(error))
+    case let stop as Stop: (message, code) = (stop.message, stop.code)
+    case let error as UsageError: (message, code) = ("\(error)\n\n\(usage)", .usage)
+    default: (message, code) = ("\(error)", .failure)
+    }
+    console.output.writeError("authctl: \(message)\n")
+    return code
 }

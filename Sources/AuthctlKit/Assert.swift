@@ -14,7 +14,7 @@ struct AssertCommand: Sendable {
     let output: OutputFormat
 
     /// Everything is checked here, before connecting: a usage error needs no daemon.
-    init(_ arguments: Arguments) throws(UsageError) {
+    init(_ arguments: Arguments) throws {
         try arguments.check("assert", takes: Self.options)
         guard arguments.operands.isEmpty else { throw UsageError("assert takes no operands") }
         output = try OutputFormat(arguments)
@@ -53,8 +53,8 @@ struct AssertCommand: Sendable {
         return Transaction(details: details)
     }
 
-    func run(_ client: AuthClient) async throws(AuthClientError) {
-        let ui = CommandLineUI(answers: answers, terminal: Terminal.open())
+    func run(_ client: AuthClient, _ console: Console) async throws {
+        let ui = CommandLineUI(answers: answers, console: console)
         client.setUI(ui)
         // The raw result, so that --json prints all the daemon sent.
         let json: JSONValue
@@ -64,12 +64,12 @@ struct AssertCommand: Sendable {
             // The account chooser went unanswered: say why, not just "cancelled".
             throw ui.accounts.lastRefusal.map(AuthClientError.daemon) ?? error
         }
-        if output == .json { return print(json.jsonText) }
+        if output == .json { return console.print(json.jsonText) }
         let result = try CredentialResult(json)
         let credential = try CredentialJSON(result.credential)
         switch output {
-        case .fido2Tools: print(try Fido2ToolsFormat.assertion(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rpId ?? ""))
-        default: print(try summary(credential, registration: result.registration))
+        case .fido2Tools: console.print(try Fido2ToolsFormat.assertion(credential, clientDataHash: try Fido2ToolsFormat.clientDataHash(of: result), rpID: params.rpId ?? ""))
+        default: console.print(try summary(credential, registration: result.registration))
         }
     }
 

@@ -107,7 +107,7 @@ struct Arguments {
 
     /// `--challenge`: WebAuthn asks for at least 16 random bytes, and authkeyd
     /// refuses fewer; saying so here makes it a usage error, found before connecting.
-    func challenge() throws(UsageError) -> [UInt8] {
+    func challenge() throws -> [UInt8] {
         try bytes("challenge", minimum: 16) ?? randomBytes(32)
     }
 

@@ -1,10 +1,11 @@
 import AuthClient
 
 /// A subcommand with arguments of its own: it parses them first, so that a
-/// usage error needs no daemon, then runs with a connected client.
+/// usage error needs no daemon, then runs with a connected client. Either
+/// throws a `UsageError`, a `Stop` or the client's `AuthClientError`.
 protocol Subcommand: Sendable {
-    init(_ arguments: Arguments) throws(UsageError)
-    func run(_ client: AuthClient) async throws(AuthClientError)
+    init(_ arguments: Arguments) throws
+    func run(_ client: AuthClient, _ console: Console) async throws
 }
 
 extension RegisterCommand: Subcommand {}

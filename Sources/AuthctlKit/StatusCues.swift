@@ -14,7 +14,7 @@ final class StatusCues: Sendable {
         self.wording = wording
     }
 
-    func show(_ status: OperationStatus) {
+    func show(_ status: OperationStatus, to output: any ConsoleOutput) {
         let changed = last.withLock { last -> Bool in
             defer { last = (status.status, status.holder) }
             // Each captured sample is news, even right after another; so is
@@ -23,7 +23,7 @@ final class StatusCues: Sendable {
             return last.status != status.status || last.holder != status.holder || status.status == .sampleCaptured
         }
         guard changed, let cue = wording(status) else { return }
-        writeToStandardError(cue + "\n")
+        output.writeError(cue + "\n")
     }
 
     /// After a prompt the same status may mean a new wait: a second touch
