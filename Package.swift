@@ -142,9 +142,15 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets", "VirtualKeyDevice"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
+        // A broker in the test's process (InProcessBroker), for the test
+        // targets that need one: apart from TestSupport, so that the other
+        // targets do not link the daemon.
+        .target(
+            name: "BrokerTestSupport", dependencies: ["AuthClient", "AuthDaemon", "AuthProtocol", "SystemKit", "TestSupport"],
+            path: "Tests/BrokerTestSupport"),
         .testTarget(
             name: "AuthDaemonTests",
-            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "BrokerTestSupport", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",

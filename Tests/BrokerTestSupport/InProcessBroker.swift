@@ -1,5 +1,6 @@
 import AuthClient
 @testable import AuthDaemon
+import AuthProtocol
 import Glibc
 import SystemKit
 import TestSupport
@@ -11,15 +12,18 @@ import TestSupport
 /// Its clients are the same as a real daemon's: `RawRPCClient` for bytes,
 /// `AuthClient` for calls. The peer of each pair is this process, so the
 /// broker sees this process's uid as the client's.
-final class InProcessBroker: Sendable {
-    let broker: Broker
+///
+/// A target of its own, for the test targets that run a broker
+/// (AuthDaemonTests, AuthctlTests): the others do not link the daemon.
+public final class InProcessBroker: Sendable {
+    public let broker: Broker
     /// The state directory (registrations) and the keys' state files.
-    let directory: TemporaryDirectory
+    public let directory: TemporaryDirectory
 
     /// A broker configured from authkeyd's flags (`--virtual-key`, …) with
     /// its registrations under a temporary directory; returns once every
     /// virtual key is in service.
-    init(_ arguments: [String]) async throws {
+    public init(_ arguments: [String]) async throws {
         directory = TemporaryDirectory(prefix: "authkeyd-inprocess")
         guard case .run(var configuration) = try DaemonConfiguration.parse(arguments: arguments, environment: [:]) else {
             throw InProcessBrokerError("\(arguments) does not run a broker")
@@ -46,7 +50,7 @@ final class InProcessBroker: Sendable {
 
     /// One end of a new `socketpair`, the other end handed to the broker as
     /// the listener hands it an accepted client.
-    func connect() throws -> Int32 {
+    public func connect() throws -> Int32 {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw InProcessBrokerError("socketpair: \(SystemError("socketpair"))")
@@ -58,14 +62,30 @@ final class InProcessBroker: Sendable {
     }
 
     /// A client that sends raw bytes and reads the broker's lines.
-    func rawClient() throws -> RawRPCClient { RawRPCClient(connectedDescriptor: try connect()) }
+    public func rawClient() throws -> RawRPCClient { RawRPCClient(connectedDescriptor: try connect()) }
 
     /// A client as programs use it.
-    func client() throws -> AuthClient { AuthClient(connectedDescriptor: try connect()) }
-    func blockingClient() throws -> BlockingClient { BlockingClient(connectedDescriptor: try connect()) }
+    public func client() throws -> AuthClient { AuthClient(connectedDescriptor: try connect()) }
+    public func blockingClient() throws -> BlockingClient { BlockingClient(connectedDescriptor: try connect()) }
+
+    // What the tests moved from EndToEndTests asked of the daemon process,
+    // asked of the broker in process instead.
+
+    /// The keys the broker lists (`authenticators.list`). `init` returns
+    /// once every virtual key is in service: unlike a daemon process's,
+    /// there is nothing to wait for.
+    public func listKeys() async throws -> [Authenticator] {
+        let client = try client()
+        defer { client.close() }
+        return try await client.listAuthenticators()
+    }
+
+    /// Shuts the broker down as authkeyd does at SIGTERM: the keys let go
+    /// and their state files are final, so a test may open them itself.
+    public func stop() async { await broker.shutDown() }
 }
 
-struct InProcessBrokerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct InProcessBrokerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
