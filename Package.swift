@@ -151,6 +151,12 @@ let package = Package(
         .testTarget(
             name: "AuthDaemonTests",
             dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "BrokerTestSupport", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
+        // authctl's commands run in process (AuthctlKit) against a broker in
+        // process: arguments in; standard output, standard error and the
+        // exit status out.
+        .testTarget(
+            name: "AuthctlTests",
+            dependencies: ["AuthctlKit", "AuthClient", "AuthProtocol", "BrokerTestSupport", "PAMAuthFile", "SystemKit", "TestSupport"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",
