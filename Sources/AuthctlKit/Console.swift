@@ -24,16 +24,16 @@ public struct StandardStreams: ConsoleOutput {
 }
 
 /// What a run of authctl meets besides its arguments: where it writes, the
-/// environment it reads, whether it may ask at the controlling terminal,
+/// environment it reads, the terminal it may ask at,
 /// how it reaches the daemon, and the queue its session runs on.
 /// `Console.process` is the installed program's; a test gives its own
 /// (its output kept, no terminal, a broker in the test's process).
 public struct Console: Sendable {
     public var output: any ConsoleOutput
     public var environment: [String: String]
-    /// Whether prompts may be asked at /dev/tty: without it authctl runs
-    /// as it does where there is no terminal (a service, `setsid`).
-    public var usesTerminal: Bool
+    /// Where prompts are asked: the controlling terminal, `/dev/tty`; nil
+    /// for none (authctl then runs as it does under a service or `setsid`).
+    public var terminalPath: String?
     /// A stream socket connected to the daemon's socket at the path.
     public var connect: @Sendable (_ socketPath: String) throws(AuthClientError) -> Int32
     /// The queue a session's tasks run on.
@@ -43,13 +43,13 @@ public struct Console: Sendable {
     public var ownsProcess: Bool
 
     public init(
-        output: any ConsoleOutput, environment: [String: String], usesTerminal: Bool,
+        output: any ConsoleOutput, environment: [String: String], terminalPath: String?,
         connect: @escaping @Sendable (_ socketPath: String) throws(AuthClientError) -> Int32 = Console.connectToSocket,
         sessionQueue: DispatchQueue, ownsProcess: Bool
     ) {
         self.output = output
         self.environment = environment
-        self.usesTerminal = usesTerminal
+        self.terminalPath = terminalPath
         self.connect = connect
         self.sessionQueue = sessionQueue
         self.ownsProcess = ownsProcess
@@ -60,7 +60,8 @@ public struct Console: Sendable {
     /// no hop per await).
     public static var process: Console {
         Console(
-            output: StandardStreams(), environment: currentEnvironment(), usesTerminal: true, sessionQueue: .main, ownsProcess: true)
+            output: StandardStreams(), environment: currentEnvironment(), terminalPath: "/dev/tty", sessionQueue: .main,
+            ownsProcess: true)
     }
 
     /// Connects to the Unix socket at `socketPath`, as `AuthClient(socketPath:)` does.
@@ -77,8 +78,8 @@ public struct Console: Sendable {
         output.write(text + terminator)
     }
 
-    /// The controlling terminal, where this run may ask.
+    /// The terminal this run may ask at, if it can be opened.
     func terminal() -> Terminal? {
-        usesTerminal ? Terminal.open() : nil
+        terminalPath.flatMap(Terminal.open)
     }
 }

@@ -25,11 +25,12 @@ final class Terminal: Sendable {
         }
     }
 
-    /// nil without a controlling terminal (a service, `setsid`, ssh without -t).
-    static func open() -> Terminal? {
+    /// The terminal at `path` (`/dev/tty`, the controlling one); nil
+    /// without one (a service, `setsid`, ssh without -t).
+    static func open(_ path: String) -> Terminal? {
         // ENXIO (no controlling terminal) is the usual failure; any other
         // leaves authctl just as unable to ask.
-        guard let fd = try? FileDescriptor.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY) else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) else { return nil }
         return Terminal(fd: fd)
     }
 

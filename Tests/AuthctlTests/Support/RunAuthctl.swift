@@ -67,7 +67,7 @@ func authctl(
         connect = Console.connectToSocket
     }
     let console = Console(
-        output: output, environment: environment, usesTerminal: false, connect: connect,
+        output: output, environment: environment, terminalPath: nil, connect: connect,
         sessionQueue: DispatchQueue(label: "authctl-session"), ownsProcess: false)
     let status = await Authctl.run(arguments, console: console)
     return Shown(status: status, output: output.output, errors: output.errors)
