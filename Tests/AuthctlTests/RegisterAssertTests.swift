@@ -143,13 +143,11 @@ import Testing
         #expect(unasked.status == 2, "\(unasked)")
         #expect(unasked.output.isEmpty)
 
-        let wrong = try PINPipe("0000")
-        let refused = await authctl(register + wrong.arguments, broker: daemon)
+        let refused = await authctl(register, broker: daemon, pins: ["0000"])
         #expect(refused.status == 2, "\(refused)")
         #expect(await authctl(["pin", "retries", "v1"], broker: daemon).rows["PIN"] == "7 attempts left")
 
-        let right = try PINPipe("1234")
-        let registered = await authctl(register + right.arguments, broker: daemon)
+        let registered = await authctl(register, broker: daemon, pins: ["1234"])
         #expect(registered.status == 0, "\(registered)")
         #expect(registered.lines.first == "Registered a credential.")
     }

@@ -54,10 +54,18 @@ final class CapturedOutput: ConsoleOutput {
 /// under a service or `setsid`), and reaches `broker` over a socketpair
 /// whatever socket it names; without a broker it connects to the socket
 /// path it resolves, as the program does.
+///
+/// `pins`, if given, are the lines of a pipe handed to `--pin-fd`, as a
+/// script hands PINs.
 func authctl(
-    _ arguments: [String], broker: InProcessBroker? = nil, environment: [String: String] = [:],
+    _ arguments: [String], broker: InProcessBroker? = nil, environment: [String: String] = [:], pins: [String]? = nil,
     output: CapturedOutput = CapturedOutput()
 ) async -> Shown {
+    let pinPipe: PINPipe?
+    do { pinPipe = try pins.map(PINPipe.init) } catch {
+        Issue.record("no pipe for --pin-fd: \(error)")
+        return Shown(status: -1, output: "", errors: "")
+    }
     let connect: @Sendable (String) throws(AuthClientError) -> Int32
     if let broker {
         connect = { _ throws(AuthClientError) in
@@ -69,7 +77,8 @@ func authctl(
     let console = Console(
         output: output, environment: environment, terminalPath: nil, connect: connect,
         sessionQueue: DispatchQueue(label: "authctl-session"), ownsProcess: false)
-    let status = await Authctl.run(arguments, console: console)
+    let status = await Authctl.run(arguments + (pinPipe?.arguments ?? []), console: console)
+    withExtendedLifetime(pinPipe) {}
     return Shown(status: status, output: output.output, errors: output.errors)
 }
 
@@ -88,7 +97,7 @@ func usageError(_ message: String) async -> String {
 final class PINPipe: Sendable {
     let fd: Int32
 
-    init(_ lines: String...) throws {
+    init(_ lines: [String]) throws {
         let (reading, writing) = try FileDescriptor.pipe()
         try FileDescriptor.writeAll(writing, Array(lines.map { $0 + "\n" }.joined().utf8))
         FileDescriptor.close(writing)
