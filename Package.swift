@@ -128,7 +128,12 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
         // regression tests share, and the executable that is the fuzzer
         // when built with -DFUZZING and replays inputs otherwise.
-        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey", "VirtualKeyDevice"]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "AuthClient", "AuthctlKit", "AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "PAMAuthFile", "SystemKit", "VirtualKey",
+                "VirtualKeyDevice",
+            ]),
         .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
