@@ -1,5 +1,7 @@
+import AuthClient
 import AuthProtocol
 import BrokerTestSupport
+import TestSupport
 import Testing
 
 /// The commands that hold a session open: select, watch, and the agent
@@ -30,6 +32,32 @@ import Testing
         let shown = await watched
         #expect(shown.status == 69, "\(shown)")
         #expect(shown.errors.hasPrefix("authctl: "), "\(shown)")
+    }
+
+    /// The agent takes the prompts of a requester that answers none: at a
+    /// terminal where every question reads as Ctrl-D (/dev/null) it declines
+    /// the PIN, and with `--once` it ends with that request: exit 1.
+    @Test func theAgentServesOneHeadlessRequest() async throws {
+        let daemon = try await InProcessBroker(["--virtual-key", "name=Blue,pin=1234"])
+        async let served = authctl(["agent", "--once"], broker: daemon, terminal: "/dev/null")
+        // Until the agent has registered, the daemon refuses at once: no one to ask for the PIN.
+        var reason: ErrorReason? = .pinRequired
+        for _ in 0..<250 where reason == .pinRequired {
+            let requester = try daemon.client()
+            _ = try await requester.hello(client: "headless/1", answering: [])
+            do {
+                _ = try await requester.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+                reason = nil
+            } catch {
+                reason = error.reason
+                if reason == .pinRequired { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
+        #expect(reason == .cancelled, "the agent's terminal gave no PIN")
+        let shown = await served
+        #expect(shown.status == 1, "\(shown)")
+        #expect(shown.errors == "authctl: the request it answered for did not succeed\n")
+        #expect(shown.output.isEmpty, "the agent speaks at its terminal")
     }
 
     /// The agent asks at a terminal or on the desktop; with neither it

@@ -51,7 +51,7 @@ final class CapturedOutput: ConsoleOutput {
 /// Runs authctl's command model as the installed program runs it
 /// (`Authctl.run`, which `main.swift` calls), in this process: `arguments`
 /// in, what it printed and its exit status out. It has no terminal (as
-/// under a service or `setsid`), and reaches `broker` over a socketpair
+/// under a service or `setsid`) unless `terminal` names one, and reaches `broker` over a socketpair
 /// whatever socket it names; without a broker it connects to the socket
 /// path it resolves, as the program does.
 ///
@@ -59,7 +59,7 @@ final class CapturedOutput: ConsoleOutput {
 /// script hands PINs.
 func authctl(
     _ arguments: [String], broker: InProcessBroker? = nil, environment: [String: String] = [:], pins: [String]? = nil,
-    output: CapturedOutput = CapturedOutput()
+    terminal: String? = nil, output: CapturedOutput = CapturedOutput()
 ) async -> Shown {
     let pinPipe: PINPipe?
     do { pinPipe = try pins.map(PINPipe.init) } catch {
@@ -75,7 +75,7 @@ func authctl(
         connect = Console.connectToSocket
     }
     let console = Console(
-        output: output, environment: environment, terminalPath: nil, connect: connect,
+        output: output, environment: environment, terminalPath: terminal, connect: connect,
         sessionQueue: DispatchQueue(label: "authctl-session"), ownsProcess: false)
     let status = await Authctl.run(arguments + (pinPipe?.arguments ?? []), console: console)
     withExtendedLifetime(pinPipe) {}
