@@ -116,7 +116,10 @@ let package = Package(
             ])]),
 
         .executableTarget(name: "authkeyd", dependencies: ["AuthDaemon", "SystemKit"]),
-        .executableTarget(name: "authctl", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
+        // authctl's commands, apart from its entry point so that tests can
+        // run them in process: arguments in; output and exit status out.
+        .target(name: "AuthctlKit", dependencies: ["AuthClient", "AuthProtocol", "CBOR", "PAMAuthFile", "SystemKit"]),
+        .executableTarget(name: "authctl", dependencies: ["AuthctlKit"]),
         .executableTarget(name: "authkeyd-virtkey", dependencies: ["SystemKit", "VirtualKey"]),
         .executableTarget(
             name: "authkeyd-bench", dependencies: ["FIDO2", "VirtualKey", "VirtualKeyDevice", "AuthClient", "AuthProtocol", "SystemKit"],
@@ -125,7 +128,12 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz): the library the fuzzer and the
         // regression tests share, and the executable that is the fuzzer
         // when built with -DFUZZING and replays inputs otherwise.
-        .target(name: "FuzzTargets", dependencies: ["AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "SystemKit", "VirtualKey", "VirtualKeyDevice"]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "AuthClient", "AuthctlKit", "AuthProtocol", "CBOR", "Crypto", "FIDO2", "HIDReports", "PAMAuthFile", "SystemKit", "VirtualKey",
+                "VirtualKeyDevice",
+            ]),
         .executableTarget(name: "authkeyd-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/authkeyd-fuzz"),
 
         // Helpers shared by the test targets.
@@ -139,9 +147,21 @@ let package = Package(
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets", "VirtualKeyDevice"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
+        // A broker in the test's process (InProcessBroker), for the test
+        // targets that need one: apart from TestSupport, so that the other
+        // targets do not link the daemon.
+        .target(
+            name: "BrokerTestSupport", dependencies: ["AuthClient", "AuthDaemon", "AuthProtocol", "SystemKit", "TestSupport"],
+            path: "Tests/BrokerTestSupport"),
         .testTarget(
             name: "AuthDaemonTests",
-            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
+            dependencies: ["AuthDaemon", "AuthProtocol", "AuthClient", "BrokerTestSupport", "CBOR", "Crypto", "FIDO2", "Hotplug", "SystemKit", "TestSupport", "VirtualKey", "VirtualKeyDevice"]),
+        // authctl's commands run in process (AuthctlKit) against a broker in
+        // process: arguments in; standard output, standard error and the
+        // exit status out.
+        .testTarget(
+            name: "AuthctlTests",
+            dependencies: ["AuthctlKit", "AuthClient", "AuthProtocol", "BrokerTestSupport", "PAMAuthFile", "SystemKit", "TestSupport"]),
         // Start the real binaries (authkeyd, authctl, authkeyd-virtkey) and talk to them as clients do.
         .testTarget(
             name: "EndToEndTests",

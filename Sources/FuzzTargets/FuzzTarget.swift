@@ -10,6 +10,10 @@ public enum FuzzTarget: String, CaseIterable, Codable, Sendable {
     case virtualkey
     /// Device replies through libfido2 into the FIDO2 wrappers.
     case devicereplies
+    /// A pam_u2f authfile, read and added to as pam_authkeyd and `authctl pam register` do.
+    case pamauthfile
+    /// The daemon's lines into `authctl agent`: prompts and notifications.
+    case agent
 
     /// Runs one input; returns only if the code under test coped with it.
     public func run(_ data: [UInt8]) {
@@ -17,6 +21,8 @@ public enum FuzzTarget: String, CaseIterable, Codable, Sendable {
         case .protocol: fuzzProtocol(data)
         case .virtualkey: fuzzVirtualKey(data)
         case .devicereplies: fuzzDeviceReplies(data)
+        case .pamauthfile: fuzzPAMAuthFile(data)
+        case .agent: fuzzAgent(data)
         }
     }
 
@@ -26,6 +32,8 @@ public enum FuzzTarget: String, CaseIterable, Codable, Sendable {
         case .protocol: return ProtocolSeeds.all()
         case .virtualkey: return VirtualKeySeeds.all()
         case .devicereplies: return DeviceReplySeeds.all()
+        case .pamauthfile: return PAMAuthFileSeeds.all()
+        case .agent: return AgentSeeds.all()
         }
     }
 

@@ -31,9 +31,7 @@ public enum AuthFile {
         }
         var found: (number: Int, fields: [Substring])?
         for (index, rawLine) in contents.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            var line = String(decoding: rawLine, as: UTF8.self)
-            if line.hasSuffix("\r") { line.removeLast() }
-            let fields = line.split(separator: ":")
+            let fields = self.fields(of: rawLine)
             if fields.first.map(String.init) == user { found = (index + 1, Array(fields.dropFirst())) }
         }
         guard let found else { return nil }
@@ -48,18 +46,27 @@ public enum AuthFile {
         return credentials
     }
 
+    /// A line's fields, as pam_u2f splits them: on `:`, empty ones
+    /// skipped (`::alice:…` is alice's line), a CR at the end dropped. The
+    /// first is the user's name.
+    private static func fields(of line: some Collection<UInt8>) -> [Substring] {
+        var text = String(decoding: line, as: UTF8.self)
+        if text.hasSuffix("\r") { text.removeLast() }
+        return text.split(separator: ":")
+    }
+
     /// The line pamu2fcfg prints for `user`: no line feed after it.
     public static func line(for user: String, _ credentials: [EnrolledCredential]) -> String {
         ([user] + credentials.map(\.authFileEntry)).joined(separator: ":")
     }
 
     /// `contents` with `credential` added to `user`'s line (the last one,
-    /// which is the one that counts), or a new line at the end.
+    /// which is the one that counts, found as `credentials` finds it), or a
+    /// new line at the end.
     public static func adding(_ credential: EnrolledCredential, for user: String, to contents: [UInt8]) -> [UInt8] {
         var lines = contents.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
         if lines.last == [] { lines.removeLast() }
-        let prefix = Array((user + ":").utf8)
-        if let index = lines.lastIndex(where: { $0.starts(with: prefix) || $0 == Array(user.utf8) }) {
+        if let index = lines.lastIndex(where: { fields(of: $0).first.map(String.init) == user }) {
             var line = lines[index]
             let endsWithCR = line.last == 0x0D
             if endsWithCR { line.removeLast() }

@@ -1,5 +1,6 @@
 import AuthClient
 import AuthProtocol
+import BrokerTestSupport
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 @testable import AuthDaemon
+import BrokerTestSupport
 import FIDO2
 import Testing
 

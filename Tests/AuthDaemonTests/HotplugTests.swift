@@ -1,4 +1,5 @@
 @testable import AuthDaemon
+import BrokerTestSupport
 import Dispatch
 import FIDO2
 import Glibc

@@ -1,6 +1,7 @@
 import AuthClient
 import AuthProtocol
 @testable import AuthDaemon
+import BrokerTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import AuthClient
 @testable import AuthDaemon
 import AuthProtocol
+import BrokerTestSupport
 import Dispatch
 import FIDO2
 import Foundation

@@ -1,5 +1,6 @@
 import AuthProtocol
 @testable import AuthDaemon
+import BrokerTestSupport
 import Dispatch
 import Foundation
 import Glibc

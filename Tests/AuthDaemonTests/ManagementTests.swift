@@ -1,5 +1,6 @@
 import AuthClient
 import AuthProtocol
+import BrokerTestSupport
 import FIDO2
 import Foundation
 import SystemKit

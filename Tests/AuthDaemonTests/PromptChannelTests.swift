@@ -1,5 +1,6 @@
 import AuthProtocol
 @testable import AuthDaemon
+import BrokerTestSupport
 import SystemKit
 import TestSupport
 import Testing

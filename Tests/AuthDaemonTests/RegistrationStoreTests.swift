@@ -1,6 +1,7 @@
 import AuthClient
 @testable import AuthDaemon
 import AuthProtocol
+import BrokerTestSupport
 import Foundation
 import Glibc
 import SystemKit

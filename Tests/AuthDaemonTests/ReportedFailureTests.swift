@@ -1,3 +1,4 @@
+import BrokerTestSupport
 @testable import AuthDaemon
 import CBOR
 import TestSupport

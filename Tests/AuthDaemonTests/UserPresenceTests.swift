@@ -1,5 +1,6 @@
 import AuthClient
 import AuthProtocol
+import BrokerTestSupport
 import CBOR
 import TestSupport
 import Testing

@@ -72,6 +72,25 @@ import Testing
         #expect(try AuthFile.credentials(of: "bob", in: second)?.count == 1)
     }
 
+    /// The line a credential joins is the one read as the user's: one that
+    /// starts with an empty field (`:alice:…`, which pam_u2f reads as
+    /// alice's) once got a new line after it, which then hid its
+    /// credentials; a name alone before a CR got a second line.
+    @Test func addingJoinsTheLineThatIsReadAsTheUsers() throws {
+        let credential = EnrolledCredential(keyHandle: .resident, publicKey: Self.point, algorithm: .es256, options: .init(presence: true))
+        let added = credential.authFileEntry
+        for (file, expected) in [
+            (":alice:\(Self.entry)\n", ":alice:\(Self.entry):\(added)\n"),
+            ("alice:\(Self.entry)\n::alice:\(Self.entry)\r\n", "alice:\(Self.entry)\n::alice:\(Self.entry):\(added)\r\n"),
+            ("alice\r\nbob:\(Self.entry)\n", "alice:\(added)\r\nbob:\(Self.entry)\n"),
+        ] {
+            let written = AuthFile.adding(credential, for: "alice", to: Array(file.utf8))
+            #expect(String(decoding: written, as: UTF8.self) == expected)
+            let before = try Self.parse(file) ?? []
+            #expect(try Self.parse(String(decoding: written, as: UTF8.self)) == before + [credential])
+        }
+    }
+
     @Test func theLineIsPamu2fcfgsWithoutALineFeed() {
         let credential = EnrolledCredential(keyHandle: .id(Self.handle), publicKey: Self.point, algorithm: .es256, options: .init(presence: true, verification: true, pin: true))
         #expect(AuthFile.line(for: "alice", [credential]) == "alice:\(Base64.encode(Self.handle)),\(Base64.encode(Self.point)),es256,+presence+verification+pin")
