@@ -62,7 +62,10 @@ public final class AuthClient: Sendable {
         startThread(name: "authclient-read") { [self] in readLoop() }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        FileDescriptor.close(fd)
+    }
 
     /// Receives every `operation.status`, whichever call it belongs to.
     public func setStatusObserver(_ observer: (@Sendable (OperationStatus) -> Void)?) {
@@ -173,7 +176,12 @@ public final class AuthClient: Sendable {
         pending.forEach { $0.resume(returning: .failure(closedError)) }
         silence.stop()
         notificationContinuation.finish()
-        FileDescriptor.close(fd)
+        // The daemon sees the end now (this side may have ended it: a line
+        // it broke the protocol with); the descriptor itself is closed
+        // with the client (`deinit`), so that a prompt's answer that comes
+        // after the end, or a `close()`, reaches this socket and fails,
+        // never whatever the process opened under the same number since.
+        try? UnixSocket.shutdown(fd)
     }
 
     /// Handles one line; false when the connection must close.

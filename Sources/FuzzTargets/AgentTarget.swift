@@ -16,10 +16,13 @@ import SystemKit
 ///
 /// Nothing may crash or hang, and these must hold:
 /// - every prompt (request) the input holds is answered once, with its id,
-///   by a reply the daemon reads (`PromptReply`) or an error, unless the
-///   agent ended first (replaced by another);
+///   by a reply the daemon reads (`PromptReply`) or an error, and every
+///   line that is no message but has an id with an error, unless the agent
+///   ended first (replaced by another);
 /// - once the daemon hangs up, the agent ends, with exit status 69 (or 0,
-///   replaced).
+///   replaced); before that only when the input holds a line that is no
+///   JSON-RPC message and has no id to answer, on which AuthClient closes
+///   the connection as a broken peer's (69).
 public func fuzzAgent(_ data: [UInt8]) {
     var pair: [Int32] = [-1, -1]
     require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0, "socketpair failed")
@@ -42,7 +45,9 @@ public func fuzzAgent(_ data: [UInt8]) {
         answered[id, default: 0] += 1
         require(answered[id]! <= prompts[id] ?? 0, "\(id) answered more often than asked")
     }
-    if let early = run.status { require(early == 0, "the agent ended with \(early) before the daemon hung up") }
+    if let early = run.status {
+        require(early == 0 || (early == 69 && holdsUnanswerableLine(data)), "the agent ended with \(early) before the daemon hung up")
+    }
 
     _ = shutdown(daemon, Int32(SHUT_WR))
     let status = run.wait(seconds: 15)
@@ -117,7 +122,14 @@ private func promptIDs(in data: [UInt8]) -> [RPCID: Int] {
         guard !broken else { return }
         switch event {
         case .line(let line):
-            if case .request(let id, _, _)? = try? RPCMessage.parse(line) { ids[id, default: 0] += 1 }
+            // A request is answered with a reply; a line that is no
+            // message but names an id, with the error (JSON-RPC's answer to
+            // an invalid request).
+            do throws(MalformedMessage) {
+                if case .request(let id, _, _) = try RPCMessage.parse(line) { ids[id, default: 0] += 1 }
+            } catch {
+                if let id = error.id { ids[id, default: 0] += 1 }
+            }
         case .lineTooLong:
             broken = true
         }
@@ -172,5 +184,20 @@ private struct ReplyReader {
             }
         }
         return lines.removeFirst()
+    }
+}
+
+/// Whether a line of the input is no JSON-RPC message and carries no id
+/// to answer it by: AuthClient closes the connection on such a line.
+private func holdsUnanswerableLine(_ data: [UInt8]) -> Bool {
+    data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).contains { line in
+        [UInt8](line).withUnsafeBufferPointer { buffer in
+            do throws(MalformedMessage) {
+                _ = try RPCMessage.parse(buffer)
+                return false
+            } catch {
+                return error.id == nil
+            }
+        }
     }
 }
