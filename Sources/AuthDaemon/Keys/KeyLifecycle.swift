@@ -26,11 +26,11 @@ extension Broker {
     ) async -> RegisteredKey? {
         let id = reserved ?? keys.reserveID(transport)
         // The key, once in service, for the check at each later open.
-        let inService = Protected<RegisteredKey?>(nil)
+        let inService = KeyInService()
         let worker = DeviceWorker(
             name: id, linger: configuration.keyLinger, lockHolder: lockHolder,
             opened: { [weak self] device in
-                guard let self, let key = inService.withLock({ $0 }) else { return }
+                guard let self, let key = inService.key else { return }
                 self.notice(changesSinceLastOpen: device, of: key)
             }, open: open)
         keys.comingUp[path] = worker
@@ -43,7 +43,7 @@ extension Broker {
         let key = RegisteredKey(
             id: id, transport: transport, path: path, manufacturer: manufacturer, product: product,
             vendorID: vendorID, productID: productID, worker: worker, snapshot: snapshot)
-        inService.withLock { $0 = key }
+        inService.key = key
         keys.insert(key)
         logger.info("key \(id) added: \(product) (\(transport.rawValue), \(path))")
         notifyWatchers(Method.authenticatorAdded, AuthenticatorEvent(authenticator: wire(key)))
@@ -157,4 +157,18 @@ extension Broker {
     /// The present keys as `authenticators.list` and `.watch` answer,
     /// serialized.
     func keyList() -> [UInt8] { keys.list() }
+}
+
+/// The key a worker serves, once it is in service, held weakly: the key
+/// holds its worker, whose `opened` check holds this, and a strong hold
+/// would keep both alive for good (LeakSanitizer found them).
+private final class KeyInService: @unchecked Sendable {
+    // `reference` is touched only with `lock` held.
+    private let lock = Lock()
+    private weak var reference: RegisteredKey?
+
+    var key: RegisteredKey? {
+        get { lock.withLock { reference } }
+        set { lock.withLock { reference = newValue } }
+    }
 }
