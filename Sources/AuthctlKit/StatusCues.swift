@@ -46,7 +46,6 @@ final class StatusCues: Sendable {
     /// "fido2-token (pid 4242)", or "another program" where the daemon
     /// could not tell.
     static func holderName(_ holder: Holder?) -> String {
-        guard let holder else { return "another program" }
-        return holder.command.map { "\(printable($0)) (pid \(holder.pid))" } ?? "pid \(holder.pid)"
+        holder.map { printable($0.description) } ?? "another program"
     }
 }

@@ -114,8 +114,7 @@ final class ProviderPrompts: AuthenticatorUI {
         case .queued:
             writeToStandardError("authkeyd-sk: the key is busy with another request; waiting for it\n")
         case .busy:
-            let holder = status.holder.map { holder in holder.command.map { "\($0) (pid \(holder.pid))" } ?? "pid \(holder.pid)" }
-            writeToStandardError("authkeyd-sk: the key is in use by \(holder ?? "another program"); waiting for it\n")
+            writeToStandardError("authkeyd-sk: the key is in use by \(status.holder?.description ?? "another program"); waiting for it\n")
         default:
             break
         }

@@ -92,7 +92,7 @@ extension Broker {
             logger.warning("key \(key.id) was changed by another program, and reading it again failed: \(error)")
             return
         }
-        guard key.update(to: fresh).info else { return }
+        guard key.update(to: fresh) else { return }
         logger.info("key \(key.id) was changed by another program (PIN set: \(device.hasPIN), built-in verification: \(device.hasUV))")
         queue.async { [self] in assumeIsolated { broker in broker.keyChanged(key) } }
     }
@@ -144,7 +144,7 @@ extension Broker {
             }
             return
         }
-        guard key.update(to: snapshot).info else { return }
+        guard key.update(to: snapshot) else { return }
         key.worker.closeWhenIdle()
         keyChanged(key)
     }

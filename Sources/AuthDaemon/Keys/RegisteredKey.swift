@@ -36,11 +36,12 @@ final class RegisteredKey: Sendable {
     var info: AuthenticatorInfo { snapshot.withLock { $0.info } }
     var retries: Retries { snapshot.withLock { $0.retries } }
 
-    /// Keeps a fresh snapshot; says what changed.
-    func update(to fresh: KeySnapshot) -> (info: Bool, retries: Bool) {
+    /// Keeps a fresh snapshot; true when getInfo changed (the retries are
+    /// only read, never announced).
+    func update(to fresh: KeySnapshot) -> Bool {
         snapshot.withLock { kept in
             defer { kept = fresh }
-            return (kept.info != fresh.info, kept.retries != fresh.retries)
+            return kept.info != fresh.info
         }
     }
 

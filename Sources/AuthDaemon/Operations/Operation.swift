@@ -108,7 +108,7 @@ extension Broker {
             // for another try.
             if error.isKeyBusy {
                 throw .cancelled(RPCError(
-                    .timeout, "\(operation.request.method): the key was in use by another program until the time ran out",
+                    .timeout, "\(operation.request.method): the key was in use by another program until the time ran out; close the program using it (see authkeyd(8), SHARING KEYS WITH OTHER PROGRAMS) and try again",
                     details: ["fido": .string(error.name)]))
             }
             throw .device(error)

@@ -102,13 +102,17 @@ public struct CancelParams: Codable, Sendable, Equatable {
 
 /// The program holding a key (`operation.status` `busy`): its pid, and its
 /// command where the daemon can read it.
-public struct Holder: Codable, Sendable, Equatable {
+public struct Holder: Codable, Sendable, Equatable, CustomStringConvertible {
     public var pid: Int
     public var command: String?
     public init(pid: Int, command: String?) {
         self.pid = pid
         self.command = command
     }
+
+    /// "fido2-token (pid 4242)", or "pid 4242" without a command: as every
+    /// client names the holder.
+    public var description: String { command.map { "\($0) (pid \(pid))" } ?? "pid \(pid)" }
 }
 
 /// `operation.status` notification.
