@@ -117,6 +117,12 @@ struct Arguments {
         guard words.contains(value) else { throw UsageError("--\(name) takes \(words.joined(separator: ", "))") }
         return value
     }
+
+    /// `--NAME` as one of a WebAuthn enumeration's `values`, or `fallback`.
+    func choice<Value: WebAuthnEnumeration>(_ name: String, of values: [Value], default fallback: Value) throws(UsageError) -> Value {
+        let word = try choice(name, of: values.map(\.rawValue), default: fallback.rawValue)
+        return Value(rawValue: word) ?? fallback
+    }
 }
 
 struct UsageError: Error, CustomStringConvertible {

@@ -30,7 +30,7 @@ struct AssertCommand: Sendable {
         }
         // No --credential: any discoverable credential of the RP will do.
         params.allowCredentials = allowed.isEmpty ? nil : allowed
-        params.userVerification = try arguments.choice("uv", of: ["required", "preferred", "discouraged"], default: "preferred")
+        params.userVerification = try arguments.choice("uv", of: UserVerificationRequirement.allCases, default: .preferred)
         params.transaction = try Self.transaction(arguments.repeated["transaction"] ?? [])
         params.origin = arguments.options["origin"]
         params.authenticator = answers.authenticator

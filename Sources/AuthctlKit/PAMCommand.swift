@@ -78,9 +78,9 @@ enum PAMCommand: Sendable {
             challenge: nil, pubKeyCredParams: registration.algorithms)
         params.clientDataHash = Base64URLBytes(try randomBytes(32))
         params.authenticatorSelection = .init(
-            residentKey: registration.resident ? "required" : "discouraged", requireResidentKey: registration.resident,
-            userVerification: "discouraged")
-        params.attestation = "none"
+            residentKey: registration.resident ? .required : .discouraged, requireResidentKey: registration.resident,
+            userVerification: .discouraged)
+        params.attestation = AttestationConveyance.none
         params.authenticator = registration.answers.authenticator
         params.timeout = registration.timeout
         let result = try await client.createCredential(params)
@@ -148,7 +148,7 @@ enum PAMCommand: Sendable {
             params.clientDataHash = Base64URLBytes(try randomBytes(32))
             params.allowCredentials = [CredentialDescriptor(id: Base64URLBytes(id))]
             params.userPresence = false
-            params.userVerification = "discouraged"
+            params.userVerification = .discouraged
             params.authenticator = key.id
             do {
                 _ = try await client.getCredential(params)

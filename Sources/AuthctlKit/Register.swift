@@ -21,8 +21,8 @@ struct RegisterCommand: Sendable {
         answers = try CommandLineAnswers(arguments)
         let rpID = try arguments.required("rp")
         let userName = try arguments.required("user")
-        let userVerification = try arguments.choice("uv", of: ["required", "preferred", "discouraged"], default: "preferred")
-        let attestation = try arguments.choice("attestation", of: ["none", "direct"], default: "none")
+        let userVerification = try arguments.choice("uv", of: UserVerificationRequirement.allCases, default: .preferred)
+        let attestation = try arguments.choice("attestation", of: [AttestationConveyance.none, .direct], default: AttestationConveyance.none)
         let resident = arguments.flags.contains("resident")
 
         var params = CreateParams(
@@ -33,10 +33,10 @@ struct RegisterCommand: Sendable {
             challenge: Base64URLBytes(try arguments.challenge()),
             pubKeyCredParams: try Self.algorithms(arguments.options["algorithm"]))
         params.authenticatorSelection = .init(
-            residentKey: resident ? "required" : "discouraged", requireResidentKey: resident,
+            residentKey: resident ? .required : .discouraged, requireResidentKey: resident,
             userVerification: userVerification)
         // fido2-cred -V checks an attestation signature: there must be one.
-        params.attestation = output == .fido2Tools ? "direct" : attestation
+        params.attestation = output == .fido2Tools ? .direct : attestation
         params.origin = arguments.options["origin"]
         params.authenticator = answers.authenticator
         params.timeout = try arguments.timeout()?.wholeMilliseconds
@@ -82,7 +82,7 @@ struct RegisterCommand: Sendable {
 
     private func summary(_ credential: CredentialJSON, registration: Registration?) -> String {
         let rp = params.rp, user = params.user, rpID = rp.id ?? ""
-        let resident = registration?.residentKey ?? (params.authenticatorSelection?.residentKey == "required")
+        let resident = registration?.residentKey ?? (params.authenticatorSelection?.residentKey == .required)
         return "Registered a credential.\n" + aligned([
             ("Credential ID", credential.id),
             ("Relying party", rp.name == rpID ? rpID : "\(rpID) (\(rp.name))"),

@@ -30,9 +30,9 @@ enum ProtocolSeeds {
             user: .init(id: Base64URLBytes([1, 2, 3]), name: "alice", displayName: "Alice"),
             challenge: Base64URLBytes(Array("challenge-challenge".utf8)), pubKeyCredParams: [.init(alg: -7), .init(alg: -257)])
         create.timeout = 30_000
-        create.excludeCredentials = [CredentialDescriptor(id: Base64URLBytes([9, 9]), transports: ["usb"])]
-        create.authenticatorSelection = .init(residentKey: "required", requireResidentKey: true, userVerification: "preferred")
-        create.attestation = "direct"
+        create.excludeCredentials = [CredentialDescriptor(id: Base64URLBytes([9, 9]), transports: [.usb])]
+        create.authenticatorSelection = .init(residentKey: .required, requireResidentKey: true, userVerification: .preferred)
+        create.attestation = .direct
         var extensions = CreateExtensions()
         extensions.credProps = true
         extensions.hmacCreateSecret = true
@@ -45,7 +45,7 @@ enum ProtocolSeeds {
         create.authenticator = "v1"
         var get = GetParams(challenge: Base64URLBytes([4, 5, 6]), rpId: "example.org")
         get.allowCredentials = [CredentialDescriptor(id: Base64URLBytes([9, 9]))]
-        get.userVerification = "required"
+        get.userVerification = .required
         var getExtensions = GetExtensions()
         getExtensions.getCredBlob = true
         get.extensions = getExtensions

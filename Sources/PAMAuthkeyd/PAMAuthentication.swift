@@ -130,7 +130,7 @@ public struct PAMAuthentication: Sendable {
         var params = GetParams(challenge: nil, rpId: relyingParty)
         params.clientDataHash = Base64URLBytes(clientDataHash)
         if case .id(let id) = credential.keyHandle { params.allowCredentials = [CredentialDescriptor(id: Base64URLBytes(id))] }
-        params.userVerification = requirements.verifiesUser ? "required" : "discouraged"
+        params.userVerification = requirements.verifiesUser ? .required : .discouraged
         if requirements.presence == .off { params.userPresence = false }
         params.onBehalfOf = actingFor
         params.timeout = timeout

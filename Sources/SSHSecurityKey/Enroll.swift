@@ -67,11 +67,11 @@ extension SecurityKeyProvider {
             challenge: nil, pubKeyCredParams: [.init(alg: request.algorithm.coseAlgorithm)])
         params.clientDataHash = Base64URLBytes(SHA256.hash(request.challenge))
         params.authenticator = key.id
-        params.attestation = "direct"
+        params.attestation = .direct
         let resident = request.flags.contains(.resident), verified = request.flags.contains(.userVerification)
         params.authenticatorSelection = .init(
-            residentKey: resident ? "required" : "discouraged", requireResidentKey: resident,
-            userVerification: verified ? "required" : "discouraged")
+            residentKey: resident ? .required : .discouraged, requireResidentKey: resident,
+            userVerification: verified ? .required : .discouraged)
         if resident || verified {
             // OpenSSH's choice: a verify-required key needs UV for every
             // use; a resident one is not found without UV or its id.
@@ -114,7 +114,7 @@ extension SecurityKeyProvider {
         params.clientDataHash = Base64URLBytes([UInt8](repeating: 0, count: SHA256.byteCount))
         params.authenticator = key.id
         params.userPresence = false
-        params.userVerification = verifying ? "required" : "discouraged"
+        params.userVerification = verifying ? .required : .discouraged
         session.prompts.lookForUser(userID)
         let found: Result<CredentialResult, AuthClientError>
         do {

@@ -45,7 +45,7 @@ extension SecurityKeyProvider {
         params.clientDataHash = Base64URLBytes(SHA256.hash(request.data))
         params.allowCredentials = [CredentialDescriptor(id: Base64URLBytes(request.keyHandle))]
         // A PIN given is used, as OpenSSH's middleware uses it.
-        params.userVerification = request.flags.contains(.userVerification) || pin != nil ? "required" : "discouraged"
+        params.userVerification = request.flags.contains(.userVerification) || pin != nil ? .required : .discouraged
         if !request.flags.contains(.userPresence) { params.userPresence = false }
         if let device = request.options.device { params.authenticator = try await session.chooseKey(device: device).id }
         let result: CredentialResult

@@ -20,7 +20,7 @@ import Testing
 
         var accounts: [String: String] = [:]
         for user in ["alice", "bob"] {
-            var params = WebAuthnFixtures.createParams(user: user, userID: Array("user-\(user)".utf8), residentKey: "required")
+            var params = WebAuthnFixtures.createParams(user: user, userID: Array("user-\(user)".utf8), residentKey: .required)
             params.extensions = CreateExtensions()
             params.extensions?.largeBlob = LargeBlobInputs(support: "required")
             params.extensions?.prf = PRFInputs()
@@ -36,7 +36,7 @@ import Testing
             write.extensions = GetExtensions()
             write.extensions?.largeBlob = LargeBlobInputs(write: Base64URLBytes(try #require(blobs[user])))
             #expect(try await client.getCredential(write).credential["clientExtensionResults"]?["largeBlob"] == ["written": true])
-            var named = WebAuthnFixtures.getParams(allow: [id], userVerification: "required")
+            var named = WebAuthnFixtures.getParams(allow: [id], userVerification: .required)
             named.extensions = GetExtensions()
             named.extensions?.prf = PRFInputs(eval: PRFValues(first: prfInput))
             byName[user] = try #require(try await client.getCredential(named).prfOutputs?.results)
@@ -46,7 +46,7 @@ import Testing
         for user in ["alice", "bob"] {
             let picker = AccountPicker(pins: pins) { offered in offered.first { $0.user.name == user }?.id }
             client.setUI(picker)
-            var read = WebAuthnFixtures.getParams(allow: [], userVerification: "required")
+            var read = WebAuthnFixtures.getParams(allow: [], userVerification: .required)
             read.extensions = GetExtensions()
             read.extensions?.largeBlob = LargeBlobInputs(read: true)
             let blobResult = try await client.getCredential(read)
@@ -54,7 +54,7 @@ import Testing
             #expect(blobResult.credential["id"]?.stringValue == accounts[user])
             #expect(blobResult.credential["clientExtensionResults"]?["largeBlob"]?["blob"]?.stringValue.flatMap(Base64URL.decode) == blobs[user])
 
-            var prf = WebAuthnFixtures.getParams(allow: [], userVerification: "required")
+            var prf = WebAuthnFixtures.getParams(allow: [], userVerification: .required)
             prf.extensions = GetExtensions()
             prf.extensions?.prf = PRFInputs(eval: PRFValues(first: prfInput))
             let prfResult = try await client.getCredential(prf)

@@ -37,7 +37,7 @@ import Testing
         let challenge = randomHash()
         let userID = Array("user-\(user)".utf8)
         let created = try await client.createCredential(
-            WebAuthnFixtures.createParams(user: user, userID: userID, challenge: challenge, residentKey: "required"))
+            WebAuthnFixtures.createParams(user: user, userID: userID, challenge: challenge, residentKey: .required))
         let verified = try await RelyingPartyVerifier.verifying("register", [
             "credential": created.credential, "challenge": .string(Base64URL.encode(challenge)),
             "origin": "https://example.org", "rpId": "example.org",
@@ -236,7 +236,7 @@ import Testing
         let ui = AccountPicker(pins: []) { $0.last?.id }
         client.setUI(ui)
         let challenge = randomHash()
-        let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge, userVerification: "discouraged"))
+        let result = try await client.getCredential(WebAuthnFixtures.getParams(challenge: challenge, userVerification: .discouraged))
         let offered = try #require(ui.offered.first)
         #expect(offered.map(\.user.name) == ["bob", "alice"])
         #expect(offered.map(\.user.displayName) == ["Bob", "Alice"])

@@ -33,7 +33,7 @@ import Testing
     }
 
     static func createRequest() throws -> JSONValue {
-        try JSONValueEncoder().encode(WebAuthnFixtures.createParams(residentKey: "required"))
+        try JSONValueEncoder().encode(WebAuthnFixtures.createParams(residentKey: .required))
     }
 
     @Test func aHeadlessRequestersPromptsGoToTheAgentWithWhoAsked() async throws {
@@ -92,7 +92,7 @@ import Testing
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["1234"], name: "mine")
         client.setUI(ui)
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(ui.pinRequests.count == 1)
         #expect(agent.readMessage(timeout: .milliseconds(300)) == nil, "the agent was sent something")
     }
@@ -124,7 +124,7 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
         let next = ContinuousClock.now
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(ContinuousClock.now - next < .seconds(5))
         requester.request(3, Method.createCredential, try Self.createRequest())
         #expect(requester.read { $0.isReply(to: 3) }?.errorReason == "pinRequired")
@@ -145,7 +145,7 @@ import Testing
         agent.answer(pinPrompt, with: ["action": "proceed", "pin": "1234"])
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(agent.readMessage(timeout: .milliseconds(200)).flatMap(\.method) != Method.operationFinished, "told once")
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// Debian's fido2-tools.
 @Suite(.timeLimit(.minutes(3))) struct AlgorithmTests {
     static func params(_ algorithms: [Int], challenge: [UInt8] = randomHash(), authenticator: String? = nil) -> CreateParams {
-        var params = WebAuthnFixtures.createParams(challenge: challenge, authenticator: authenticator, attestation: "direct")
+        var params = WebAuthnFixtures.createParams(challenge: challenge, authenticator: authenticator, attestation: .direct)
         params.pubKeyCredParams = algorithms.map { .init(alg: $0) }
         return params
     }

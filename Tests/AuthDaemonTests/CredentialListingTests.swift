@@ -12,7 +12,7 @@ import Testing
 /// with the ones the registrations attested.
 @Suite(.timeLimit(.minutes(2))) struct CredentialListingTests {
     static func residentParams(user: String, algorithm: Int) -> CreateParams {
-        var params = WebAuthnFixtures.createParams(user: user, userID: Array("user-\(user)".utf8), residentKey: "required")
+        var params = WebAuthnFixtures.createParams(user: user, userID: Array("user-\(user)".utf8), residentKey: .required)
         params.pubKeyCredParams = [.init(alg: algorithm)]
         return params
     }

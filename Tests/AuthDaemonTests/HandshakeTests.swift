@@ -13,7 +13,7 @@ import Testing
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["0000", "1234"], name: "work")
         client.setUI(ui)
-        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(ui.pinRequests.map(\.reason) == [.required, .invalid])
         #expect(ui.pinRequests.map(\.retries) == [8, 7])
         let authData = try #require(result.credential["response"]?["authenticatorData"]?.stringValue.flatMap(Base64URL.decode))
@@ -25,7 +25,7 @@ import Testing
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["0000", "1111", "2222", "3333"])
         client.setUI(ui)
-        await expectReason(.pinBlocked) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required")) }
+        await expectReason(.pinBlocked) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required)) }
         #expect(ui.pinRequests.count == 3, "the third wrong PIN in a row blocks until the key is replugged")
     }
 

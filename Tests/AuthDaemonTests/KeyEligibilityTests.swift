@@ -65,7 +65,7 @@ import Testing
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v1"))
         client.setUI(ui)
-        await expectReason(.unsupported) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required")) }
+        await expectReason(.unsupported) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required)) }
         await expectReason(.unsupported) { try await client.getCredential(WebAuthnFixtures.getParams()) }
         #expect(ui.offeredKeys.isEmpty, "offered: \(ui.offeredKeys)")
         // What both can do, the user picks between them.
@@ -88,7 +88,7 @@ import Testing
     }
 
     static func largeBlobRequired() throws -> LargeBlobSupport? {
-        try LargeBlobSupport(LargeBlobInputs(support: "required"), residentKey: "required")
+        try LargeBlobSupport(LargeBlobInputs(support: "required"), residentKey: .required)
     }
 
     /// The message of the error `body` throws, nil when it throws none.

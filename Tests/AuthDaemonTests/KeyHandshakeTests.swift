@@ -24,7 +24,7 @@ import VirtualKeyDevice
         let client = try daemon.client()
         let ui = ScriptedUI(choice: .authenticator(id: "v2"), name: "My second key")
         client.setUI(ui)
-        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(ui.prompts == ["select", "describe"])
         #expect(ui.offeredKeys.first?.map(\.product) == ["First", "Second"])
         #expect(ui.statusLog.contains(.waitingForTouch))
@@ -47,10 +47,10 @@ import VirtualKeyDevice
 
         // ui.selectAuthenticator → cancel.
         client.setUI(ScriptedUI(choice: nil))
-        await expectReason(.cancelled) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required")) }
+        await expectReason(.cancelled) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required)) }
         // ui.enterPin → cancel.
         client.setUI(ScriptedUI(choice: .authenticator(id: "v1"), pins: [nil]))
-        await expectReason(.cancelled) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required")) }
+        await expectReason(.cancelled) { try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required)) }
 
         // ui.describeAuthenticator → cancel: the registration stands, unnamed.
         client.setUI(ScriptedUI(choice: .authenticator(id: "v2"), name: nil))
@@ -95,7 +95,7 @@ import VirtualKeyDevice
         let client = try daemon.client()
         let ui = ScriptedUI(pins: [])
         client.setUI(ui)
-        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required", userVerification: "required"))
+        let result = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required, userVerification: .required))
         #expect(ui.statusLog.contains(.waitingForUv))
         #expect(!ui.prompts.contains("pin"))
         let authData = try #require(result.credential["response"]?["authenticatorData"]?.stringValue.flatMap(Base64URL.decode))
@@ -108,7 +108,7 @@ import VirtualKeyDevice
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["1234"])
         client.setUI(ui)
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required", userVerification: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required, userVerification: .required))
         #expect(ui.statusLog.filter { $0 == .waitingForUv }.count == 3)
         #expect(ui.prompts.contains("pin"))
         #expect(ui.pinRequests.first?.reason == .required)
@@ -120,7 +120,7 @@ import VirtualKeyDevice
         let client = try daemon.client()
         client.setUI(ScriptedUI(confirm: true))
         let challenge = randomHash()
-        let created = try await client.createCredential(WebAuthnFixtures.createParams(challenge: challenge, attestation: "direct"))
+        let created = try await client.createCredential(WebAuthnFixtures.createParams(challenge: challenge, attestation: .direct))
         let registered = try await RelyingPartyVerifier.verifying("register", [
             "credential": created.credential, "challenge": .string(Base64URL.encode(challenge)),
             "origin": "https://example.org", "rpId": "example.org",

@@ -60,7 +60,7 @@ import VirtualKey
         #expect(try await client.listAuthenticators().first?.pinSet == false, "not opened: not known yet")
         let ui = ScriptedUI(pins: ["4321"])
         client.setUI(ui)
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         #expect(ui.prompts.contains("pin"))
         #expect(try await client.listAuthenticators().first?.pinSet == true)
         #expect(try await client.authenticatorInfo("v1").info.pinRetries == 8)

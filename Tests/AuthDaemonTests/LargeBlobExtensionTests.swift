@@ -72,7 +72,7 @@ import Testing
 
         await LargeBlobChecks.expectError(.unsupported, containing: "set a PIN first") {
             try await LargeBlobChecks.authenticate(
-                client, credential: credential, LargeBlobInputs(write: Base64URLBytes([1])), userVerification: "required")
+                client, credential: credential, LargeBlobInputs(write: Base64URLBytes([1])), userVerification: .required)
         }
     }
 
@@ -89,7 +89,7 @@ import Testing
         let credential = (made.id, made.publicKey)
         let asked = ui.pinRequests.count
         #expect(try await LargeBlobChecks.authenticate(
-            client, credential: credential, LargeBlobInputs(write: Base64URLBytes([4, 5, 6])), userVerification: "discouraged",
+            client, credential: credential, LargeBlobInputs(write: Base64URLBytes([4, 5, 6])), userVerification: .discouraged,
             userVerified: true) == ["written": true])
         #expect(ui.pinRequests.count == asked + 1, "the write asked for the PIN")
         #expect(try await LargeBlobChecks.authenticate(client, credential: credential, LargeBlobInputs(read: true)) == ["blob": "BAUG"])
@@ -99,7 +99,7 @@ import Testing
         let daemon = try await InProcessBroker(["--virtual-key", "name=Plain Key,largeblobs=off"])
         let client = try daemon.client()
         client.setUI(ScriptedUI())
-        var create = WebAuthnFixtures.createParams(residentKey: "required")
+        var create = WebAuthnFixtures.createParams(residentKey: .required)
         create.extensions = CreateExtensions()
         create.extensions?.largeBlob = LargeBlobInputs(support: "required")
         await LargeBlobChecks.expectError(.unsupported, containing: "no key present stores large blobs") {

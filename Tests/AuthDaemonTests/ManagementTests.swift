@@ -28,7 +28,7 @@ import Testing
         let (daemon, state) = try await daemon("pin=1234")
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
-        let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         let credentialID = try #require(WebAuthnFixtures.credentialID(of: credential.credential))
 
         await expectReason(.invalidParams) { try await client.reset("v1", confirm: "k1") }
@@ -47,7 +47,7 @@ import Testing
         let (daemon, state) = try await daemon("pin=1234,reset-window=200ms")
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
-        let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        let credential = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         let credentialID = try #require(WebAuthnFixtures.credentialID(of: credential.credential))
         try await Task.sleep(for: .milliseconds(300))
 
@@ -70,10 +70,10 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"], name: "Desk key"))
         let alice = try await client.createCredential(
-            WebAuthnFixtures.createParams(user: "alice", userID: Array("user-alice".utf8), residentKey: "required"))
+            WebAuthnFixtures.createParams(user: "alice", userID: Array("user-alice".utf8), residentKey: .required))
         client.setUI(ScriptedUI(pins: ["1234"]))
         let bob = try await client.createCredential(
-            WebAuthnFixtures.createParams(user: "bob", userID: Array("user-bob".utf8), residentKey: "required"))
+            WebAuthnFixtures.createParams(user: "bob", userID: Array("user-bob".utf8), residentKey: .required))
         let aliceID = try #require(alice.registration?.id), bobID = try #require(bob.registration?.id)
 
         let ui = ScriptedUI(pins: ["1234", "1234", "1234", "1234", "1234"])
@@ -129,9 +129,9 @@ import Testing
         // The finger, not the PIN, verifies the user now.
         let ui = ScriptedUI()
         client.setUI(ui)
-        let registered = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: "required"))
+        let registered = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: .required))
         let assertion = try await client.getCredential(
-            WebAuthnFixtures.getParams(allow: [try #require(registered.registration?.id)], userVerification: "required"))
+            WebAuthnFixtures.getParams(allow: [try #require(registered.registration?.id)], userVerification: .required))
         #expect(ui.pinRequests.isEmpty)
         #expect(ui.statusLog.contains(.waitingForUv))
         let authenticatorData = try #require(
@@ -156,14 +156,14 @@ import Testing
         let (daemon, _) = try await daemon("pin=1234,fingerprint=no")
         let client = try daemon.client()
         client.setUI(ScriptedUI())
-        let registered = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: "discouraged"))
+        let registered = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: .discouraged))
         let id = try #require(registered.registration?.id)
 
         client.setUI(ScriptedUI(pins: ["1234"]))
         #expect(try await client.setAlwaysUV(true, on: "v1").alwaysUv)
         let ui = ScriptedUI(pins: ["1234"])
         client.setUI(ui)
-        let assertion = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: "discouraged"))
+        let assertion = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: .discouraged))
         #expect(ui.pinRequests.map(\.reason) == [.required])
         let flags = try #require(assertion.credential["response"]?["authenticatorData"]?.stringValue.flatMap(Base64URL.decode))[32]
         #expect(flags & 0x04 != 0, "UV flag")
@@ -172,7 +172,7 @@ import Testing
         #expect(try await client.setAlwaysUV(false, on: "v1").alwaysUv == false)
         let presenceOnly = ScriptedUI()
         client.setUI(presenceOnly)
-        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: "discouraged"))
+        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: .discouraged))
         #expect(presenceOnly.pinRequests.isEmpty)
     }
 

@@ -39,11 +39,11 @@ import Testing
         let client = try daemon.client()
         let ui = ScriptedUI(pins: ["1234", "1234"], name: "Work YubiKey")
         client.setUI(ui)
-        let created = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: "required"))
+        let created = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: .required))
         let id = try #require(created.credential["id"]?.stringValue)
         #expect(ui.pinRequests.first?.authenticator.name == nil, "not named yet when registering")
 
-        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: "required"))
+        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: [id], userVerification: .required))
         let asked = try #require(ui.pinRequests.last)
         #expect(asked.authenticator.name == "Work YubiKey" && asked.authenticator.product == "YubiKey 5")
         #expect(PINPromptWording.question(asked.reason, for: asked.authenticator, retries: asked.retries, changing: false)
@@ -60,12 +60,12 @@ import Testing
         client.setUI(ui)
         var ids: [String] = []
         for key in ["v1", "v2"] {
-            let created = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: "required", authenticator: key))
+            let created = try await client.createCredential(WebAuthnFixtures.createParams(userVerification: .required, authenticator: key))
             ids.append(try #require(created.registration?.id))
         }
         _ = try await client.renameRegistration(id: ids[0], to: "Work YubiKey")
 
-        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: ids, userVerification: "required"))
+        _ = try await client.getCredential(WebAuthnFixtures.getParams(allow: ids, userVerification: .required))
         let offered = try #require(ui.offeredKeys.last)
         #expect(offered.map(\.displayName) == ["Work YubiKey", "Other Key"], "the chooser: \(offered.map(\.displayName))")
         #expect(ui.pinRequests.last?.authenticator.displayName == "Work YubiKey")

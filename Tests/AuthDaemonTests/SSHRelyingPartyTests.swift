@@ -16,7 +16,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct SSHRelyingPartyTests {
     static func enrollParams(application: String, algorithm: Int, hash: [UInt8]) -> CreateParams {
         var params = WebAuthnFixtures.createParams(
-            rpID: application, user: "openssh", userID: Array("openssh".utf8), residentKey: "required", attestation: "direct")
+            rpID: application, user: "openssh", userID: Array("openssh".utf8), residentKey: .required, attestation: .direct)
         params.challenge = nil
         params.clientDataHash = Base64URLBytes(hash)
         params.pubKeyCredParams = [.init(alg: algorithm)]

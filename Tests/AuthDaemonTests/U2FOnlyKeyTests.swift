@@ -58,10 +58,10 @@ import Testing
         let ui = ScriptedUI()
         client.setUI(ui)
         await expectUnsupported(naming: "residentKey") {
-            try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+            try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         }
         await expectUnsupported(naming: "userVerification") {
-            try await client.createCredential(WebAuthnFixtures.createParams(userVerification: "required"))
+            try await client.createCredential(WebAuthnFixtures.createParams(userVerification: .required))
         }
         var enforced = WebAuthnFixtures.createParams()
         enforced.extensions = CreateExtensions()
@@ -70,7 +70,7 @@ import Testing
         await expectUnsupported(naming: "credentialProtectionPolicy") { try await client.createCredential(enforced) }
         await expectUnsupported(naming: "allowCredentials") { try await client.getCredential(WebAuthnFixtures.getParams()) }
         await expectUnsupported(naming: "userVerification") {
-            try await client.getCredential(WebAuthnFixtures.getParams(allow: ["AQID"], userVerification: "required"))
+            try await client.getCredential(WebAuthnFixtures.getParams(allow: ["AQID"], userVerification: .required))
         }
         // U2F signs only after a touch: no signature without one.
         var untouched = WebAuthnFixtures.getParams(allow: ["AQID"])
@@ -89,7 +89,7 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI())
         let challenge = randomHash()
-        var params = WebAuthnFixtures.createParams(challenge: challenge, residentKey: "preferred", userVerification: "preferred")
+        var params = WebAuthnFixtures.createParams(challenge: challenge, residentKey: .preferred, userVerification: .preferred)
         params.extensions = CreateExtensions()
         params.extensions?.credProps = true
         params.extensions?.hmacCreateSecret = true
@@ -148,7 +148,7 @@ extension U2FOnlyKeyTests {
         let ui = ScriptedUI(choice: .authenticator(id: "v2"))
         client.setUI(ui)
         // A passkey: only the FIDO2 key can hold it, so nobody is asked to choose.
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         _ = try await client.getCredential(WebAuthnFixtures.getParams())
         #expect(ui.offeredKeys.isEmpty, "offered: \(ui.offeredKeys)")
         // A plain registration: both are offered, and the U2F key is chosen.

@@ -36,7 +36,7 @@ import Testing
         return (second, id, publicKey)
     }
 
-    static func params(allow id: String, hash: [UInt8], presence: Bool?, userVerification: String? = nil) -> GetParams {
+    static func params(allow id: String, hash: [UInt8], presence: Bool?, userVerification: UserVerificationRequirement? = nil) -> GetParams {
         var params = WebAuthnFixtures.getParams(allow: [id], userVerification: userVerification)
         params.challenge = nil
         params.clientDataHash = Base64URLBytes(hash)
@@ -80,7 +80,7 @@ import Testing
         client.setUI(ui)
         let hash = randomHash()
         let asserted = try await client.getCredential(
-            Self.params(allow: id, hash: hash, presence: false, userVerification: "required"))
+            Self.params(allow: id, hash: hash, presence: false, userVerification: .required))
         let flags = try #require(CredentialKeys.flags(of: asserted))
         #expect(flags & 0x01 == 0 && flags & 0x04 != 0, "UP clear, UV set: flags \(flags)")
         #expect(CredentialKeys.signatureVerifies(asserted, clientDataHash: hash, publicKey: publicKey))

@@ -46,7 +46,7 @@ import Testing
             let requester = try daemon.client()
             _ = try await requester.hello(client: "headless/1", answering: [])
             do {
-                _ = try await requester.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+                _ = try await requester.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
                 reason = nil
             } catch {
                 reason = error.reason

@@ -29,7 +29,7 @@ import Testing
             client.setUI(ScriptedUI(pins: [Self.pin], name: "Chooser key"))
             let userID = Array("user-\(user)".utf8)
             let created = try await client.createCredential(
-                WebAuthnFixtures.createParams(user: user, userID: userID, residentKey: "required"))
+                WebAuthnFixtures.createParams(user: user, userID: userID, residentKey: .required))
             accounts.append(Account(credentialID: try #require(created.credential["id"]?.stringValue), userID: userID))
         }
         return (daemon, accounts[0], accounts[1])

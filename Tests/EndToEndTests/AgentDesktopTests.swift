@@ -62,7 +62,7 @@ import Testing
         // the touch (a notification), the key's name (zenity's entry).
         let challenge = randomHash()
         let registering = try Self.request(
-            daemon, Method.createCredential, WebAuthnFixtures.createParams(challenge: challenge, residentKey: "required"))
+            daemon, Method.createCredential, WebAuthnFixtures.createParams(challenge: challenge, residentKey: .required))
         // The list starts with "touch the key you mean"; the Desk key is next.
         try Self.answer("authkeyd: choose a security key", in: desktop, screen: "1-choose-key", with: [.key("Down"), .key("Return")])
         try Self.answer("authkeyd", in: desktop, screen: "2-pin", with: [.text("1234"), .key("Return")])
@@ -90,7 +90,7 @@ import Testing
         let other = try daemon.client()
         other.setUI(ScriptedUI(pins: ["1234"]))
         _ = try await other.createCredential(WebAuthnFixtures.createParams(
-            user: "bob", userID: Array("user-bob".utf8), residentKey: "required", authenticator: "v1"))
+            user: "bob", userID: Array("user-bob".utf8), residentKey: .required, authenticator: "v1"))
 
         // An assertion with a transaction: Sign/Cancel (pinentry), the PIN,
         // then the account (zenity's list, newest first: alice is the second row).
@@ -98,7 +98,7 @@ import Testing
         let asserting = try Self.request(
             daemon, Method.getCredential,
             WebAuthnFixtures.getParams(
-                challenge: assertionChallenge, userVerification: "required", authenticator: "v1",
+                challenge: assertionChallenge, userVerification: .required, authenticator: "v1",
                 transaction: ["Payee": "Bob's Bikes", "Amount": "42.00 EUR"]))
         // pinentry's confirmation starts on Cancel, so that a stray Return
         // signs nothing: Tab to Sign.
@@ -128,14 +128,14 @@ import Testing
         defer { _ = daemon.stop() }
         _ = try await daemon.waitForKeys(1)
         let agent = try Self.startAgent(daemon, in: desktop)
-        let doomed = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let doomed = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         try #require(desktop.waitForWindow(titled: "authkeyd") != nil, "no PIN dialog showed")
         doomed.signal(SIGKILL)
         #expect(desktop.waitForWindowToClose(titled: "authkeyd", timeout: .seconds(5)), "the PIN dialog of a dead requester stayed")
         #expect(waitUntil(timeout: .seconds(5)) { agent.standardError.contains(": cancelled: ") }, "\(agent.standardError)")
         // The agent goes on: the next request's dialog shows; a wrong PIN
         // is asked again, with the key's count of attempts left.
-        let next = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let next = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         try Self.answer("authkeyd", in: desktop, screen: "8-pin-wrong", with: [.text("9999"), .key("Return")])
         try Self.answer("authkeyd", in: desktop, screen: "9-pin-retry", with: [.text("1234"), .key("Return")])
         try Self.answer("authkeyd: name your security key", in: desktop, screen: "10-name-key-again")

@@ -46,7 +46,7 @@ import Testing
 
         let challenge = randomHash()
         let registering = try Self.request(
-            daemon, Method.createCredential, WebAuthnFixtures.createParams(challenge: challenge, residentKey: "required"))
+            daemon, Method.createCredential, WebAuthnFixtures.createParams(challenge: challenge, residentKey: .required))
         #expect(agent.waitFor("python3 (pid \(registering.pid), uid \(getuid()), headless-requester/1) wants to register at example.org as alice"))
         #expect(agent.waitFor("PIN for PIN key (8 attempts left): "))
         agent.type("1234")
@@ -65,7 +65,7 @@ import Testing
         let assertionChallenge = randomHash()
         let asserting = try Self.request(
             daemon, Method.getCredential,
-            WebAuthnFixtures.getParams(challenge: assertionChallenge, allow: [id], userVerification: "required", transaction: ["Payee": "Bob", "Amount": "5 EUR"]))
+            WebAuthnFixtures.getParams(challenge: assertionChallenge, allow: [id], userVerification: .required, transaction: ["Payee": "Bob", "Amount": "5 EUR"]))
         #expect(agent.waitFor("python3 (pid \(asserting.pid), uid \(getuid()), headless-requester/1) wants to sign in to example.org"))
         // The details are confirmed before the key is asked for anything.
         #expect(agent.waitFor("Payee: Bob"))
@@ -93,7 +93,7 @@ import Testing
         defer { _ = daemon.stop() }
         _ = try await daemon.waitForKeys(1)
         let agent = try Self.startAgent(daemon)
-        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         try #require(agent.waitFor("PIN for PIN key"))
         let killed = ContinuousClock.now
         try Self.killAgent(of: daemon)
@@ -106,7 +106,7 @@ import Testing
         // The key is free: a client that answers its own prompts uses it at once.
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: ["1234"]))
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
     }
 
     @Test func aRequesterKilledMidPromptIsCancelledAtTheAgent() async throws {
@@ -114,13 +114,13 @@ import Testing
         defer { _ = daemon.stop() }
         _ = try await daemon.waitForKeys(1)
         let agent = try Self.startAgent(daemon)
-        let doomed = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let doomed = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         try #require(agent.waitFor("PIN for PIN key"))
         doomed.signal(SIGKILL)
         #expect(agent.waitFor("python3 (pid \(doomed.pid), uid \(getuid()), headless-requester/1): cancelled: "))
 
         // The abandoned question took nothing: the next request's PIN is asked afresh and answers it.
-        let next = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let next = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         #expect(agent.waitFor("python3 (pid \(next.pid)"))
         #expect(agent.waitFor("PIN for PIN key"))
         agent.type("1234")
@@ -141,7 +141,7 @@ import Testing
         let (status, transcript) = first.finish()
         #expect(status == 0, "a replaced agent ends without error: \(transcript)")
 
-        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         #expect(second.waitFor("PIN for PIN key"))
         second.type("1234")
         #expect(second.waitFor("Name this security key"))
@@ -160,7 +160,7 @@ import Testing
         let nobodysAgent = try Self.startAgent(daemon, as: OtherUser.command)
         #expect(nobodysAgent.waitFor("of uid 65534's programs"))
         let started = ContinuousClock.now
-        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+        let requester = try Self.request(daemon, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         let reply = try Self.reply(of: requester)
         #expect(ContinuousClock.now - started < .seconds(3))
         #expect(reply.errorReason == "pinRequired", "root has no agent, so no one can be asked: \(reply)")

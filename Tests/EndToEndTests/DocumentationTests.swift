@@ -397,8 +397,8 @@ private enum Shapes {
                         rp: .init(id: "example.org", name: "Example"), user: .init(id: Base64URLBytes([1]), name: "alice", displayName: "Alice"),
                         challenge: Base64URLBytes([1]))
                     create.timeout = 1
-                    create.excludeCredentials = [CredentialDescriptor(id: Base64URLBytes([1]), transports: ["usb"])]
-                    create.authenticatorSelection = .init(residentKey: "required", requireResidentKey: true, userVerification: "required")
+                    create.excludeCredentials = [CredentialDescriptor(id: Base64URLBytes([1]), transports: [.usb])]
+                    create.authenticatorSelection = .init(residentKey: .required, requireResidentKey: true, userVerification: .required)
                     create.extensions = CreateExtensions()
                     return create
                 }(),
@@ -406,7 +406,7 @@ private enum Shapes {
             AuthProtocol.Method.getCredential: .init(
                 params: {
                     var get = GetParams(challenge: Base64URLBytes([1]), rpId: "example.org")
-                    get.allowCredentials = [CredentialDescriptor(id: Base64URLBytes([1]), transports: ["usb"])]
+                    get.allowCredentials = [CredentialDescriptor(id: Base64URLBytes([1]), transports: [.usb])]
                     get.extensions = GetExtensions()
                     get.transaction = Transaction(details: ["Payee": "Bob"])
                     return get

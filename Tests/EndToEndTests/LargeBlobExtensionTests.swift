@@ -101,13 +101,13 @@ import Testing
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: [String](repeating: "1234", count: 10)))
 
-        var create = WebAuthnFixtures.createParams(residentKey: "required")
+        var create = WebAuthnFixtures.createParams(residentKey: .required)
         create.extensions = CreateExtensions()
         create.extensions?.largeBlob = LargeBlobInputs(read: true)
         await LargeBlobChecks.expectError(.invalidParams, containing: "only support") { try await client.createCredential(create) }
         create.extensions?.largeBlob = LargeBlobInputs(support: "sometimes")
         await LargeBlobChecks.expectError(.invalidParams, containing: "\"sometimes\"") { try await client.createCredential(create) }
-        var discouraged = WebAuthnFixtures.createParams(residentKey: "discouraged")
+        var discouraged = WebAuthnFixtures.createParams(residentKey: .discouraged)
         discouraged.extensions = CreateExtensions()
         discouraged.extensions?.largeBlob = LargeBlobInputs(support: "required")
         await LargeBlobChecks.expectError(.invalidParams, containing: "discoverable") { try await client.createCredential(discouraged) }

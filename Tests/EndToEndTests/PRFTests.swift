@@ -47,7 +47,7 @@ import Testing
     }
 
     func get(
-        _ client: AuthClient, allow: [String], _ extensions: GetExtensions, userVerification: String? = "discouraged"
+        _ client: AuthClient, allow: [String], _ extensions: GetExtensions, userVerification: UserVerificationRequirement? = .discouraged
     ) async throws -> CredentialResult {
         var params = WebAuthnFixtures.getParams(allow: allow, userVerification: userVerification)
         params.extensions = extensions
@@ -97,7 +97,7 @@ import Testing
         let (id, publicKey) = try await registerVerified(client)
 
         let first = Array("disk unlock".utf8), second = Array("next rotation".utf8)
-        var options = WebAuthnFixtures.getParams(allow: [id], userVerification: "discouraged")
+        var options = WebAuthnFixtures.getParams(allow: [id], userVerification: .discouraged)
         options.extensions = prf(first, second)
         let result = try await client.getCredential(options)
         // The authenticator data now carries the extension output: a relying party still verifies it.
@@ -184,8 +184,8 @@ import Testing
         let id = try await register(client)
         let input = Array("age identity".utf8)
 
-        let verified = try await get(client, allow: [id], prf(input), userVerification: "required")
-        let presence = try await get(client, allow: [id], prf(input), userVerification: "discouraged")
+        let verified = try await get(client, allow: [id], prf(input), userVerification: .required)
+        let presence = try await get(client, allow: [id], prf(input), userVerification: .discouraged)
         let withUV = try #require(verified.prfOutputs?.results?.first)
         let withoutUV = try #require(presence.prfOutputs?.results?.first)
         #expect(withUV != withoutUV, "CredRandomWithUV and WithoutUV differ")
@@ -249,7 +249,7 @@ import Testing
         defer { daemon.stop(); server.stop() }
         let client = try daemon.client()
         client.setUI(ScriptedUI(pins: Array(repeating: "1234", count: 4)))
-        var params = WebAuthnFixtures.createParams(userVerification: "required")
+        var params = WebAuthnFixtures.createParams(userVerification: .required)
         params.extensions = CreateExtensions()
         params.extensions?.prf = PRFInputs()
         params.extensions?.credentialProtectionPolicy = "userVerificationRequired"
@@ -261,7 +261,7 @@ import Testing
         func request(allow: [String]) async throws -> CredentialResult {
             var extensions = GetExtensions()
             extensions.prf = PRFInputs(eval: PRFValues(first: shared), evalByCredential: [hidden: PRFValues(first: own)])
-            return try await get(client, allow: allow, extensions, userVerification: "required")
+            return try await get(client, allow: allow, extensions, userVerification: .required)
         }
         let alone = try await request(allow: [hidden])
         #expect(alone.credential["id"]?.stringValue == hidden)

@@ -37,7 +37,7 @@ import Testing
             for key in ["v1", "v2", "v3"] { createOn[key] = try encoder.encode(WebAuthnFixtures.createParams(authenticator: key)) }
             self.createOn = createOn
             createAny = try encoder.encode(WebAuthnFixtures.createParams())
-            createVerified = try encoder.encode(WebAuthnFixtures.createParams(userVerification: "required", authenticator: "v2"))
+            createVerified = try encoder.encode(WebAuthnFixtures.createParams(userVerification: .required, authenticator: "v2"))
             confirm = try encoder.encode(WebAuthnFixtures.getParams(authenticator: "v1", transaction: ["Pay": "1 EUR"]))
         }
 

@@ -55,10 +55,10 @@ import Testing
         client.setUI(ScriptedUI(pins: [first, second]))
         _ = try await client.changePIN(on: "v1")
         client.setUI(ScriptedUI(pins: [second], name: "Mine"))
-        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: "required"))
+        _ = try await client.createCredential(WebAuthnFixtures.createParams(residentKey: .required))
         client.setUI(ScriptedUI(pins: [wrong, nil]))
         await expectReason(.cancelled) {
-            try await client.getCredential(WebAuthnFixtures.getParams(userVerification: "required", authenticator: "v1"))
+            try await client.getCredential(WebAuthnFixtures.getParams(userVerification: .required, authenticator: "v1"))
         }
         let viaAuthctl = try authctl(daemon, ["assert", "--rp", "example.org", "--authenticator", "v1"], pinFD: "\(wrong)\n\(second)\n")
         #expect(viaAuthctl.status == 0, "\(viaAuthctl.standardError)")

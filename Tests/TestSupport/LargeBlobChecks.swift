@@ -15,7 +15,7 @@ public enum LargeBlobChecks {
     ) async throws -> (id: String, publicKey: JSONValue, result: JSONValue?) {
         let challenge = randomHash()
         var params = WebAuthnFixtures.createParams(
-            user: user, userID: Array("user-\(user)".utf8), challenge: challenge, residentKey: "required",
+            user: user, userID: Array("user-\(user)".utf8), challenge: challenge, residentKey: .required,
             authenticator: authenticator)
         params.extensions = CreateExtensions()
         params.extensions?.largeBlob = LargeBlobInputs(support: support)
@@ -35,7 +35,7 @@ public enum LargeBlobChecks {
     /// with `userVerified`; `clientExtensionResults.largeBlob`.
     public static func authenticate(
         _ client: AuthClient, credential: (id: String, publicKey: JSONValue), _ inputs: LargeBlobInputs,
-        userVerification: String? = nil, userVerified: Bool = false
+        userVerification: UserVerificationRequirement? = nil, userVerified: Bool = false
     ) async throws -> JSONValue? {
         let challenge = randomHash()
         var params = WebAuthnFixtures.getParams(challenge: challenge, allow: [credential.id], userVerification: userVerification)

@@ -84,8 +84,8 @@ public final class ScriptedUI: AuthenticatorUI, @unchecked Sendable {
 public enum WebAuthnFixtures {
     public static func createParams(
         rpID: String = "example.org", user: String = "alice", userID: [UInt8] = Array("user-alice".utf8),
-        challenge: [UInt8] = randomHash(), residentKey: String? = nil, userVerification: String? = nil,
-        authenticator: String? = nil, attestation: String? = nil
+        challenge: [UInt8] = randomHash(), residentKey: ResidentKeyRequirement? = nil,
+        userVerification: UserVerificationRequirement? = nil, authenticator: String? = nil, attestation: AttestationConveyance? = nil
     ) -> CreateParams {
         var params = CreateParams(
             rp: .init(id: rpID, name: "Example"), user: .init(id: Base64URLBytes(userID), name: user, displayName: user.capitalized),
@@ -97,7 +97,8 @@ public enum WebAuthnFixtures {
     }
 
     public static func getParams(
-        rpID: String = "example.org", challenge: [UInt8] = randomHash(), allow: [String] = [], userVerification: String? = nil,
+        rpID: String = "example.org", challenge: [UInt8] = randomHash(), allow: [String] = [],
+        userVerification: UserVerificationRequirement? = nil,
         authenticator: String? = nil, transaction: JSONObject? = nil
     ) -> GetParams {
         var params = GetParams(challenge: Base64URLBytes(challenge), rpId: rpID)

@@ -14,7 +14,7 @@ public enum U2FChecks {
         try #require(RelyingPartyVerifier.isAvailable, "run scripts/rp-venv (make test does)")
         let challenge = randomHash()
         let created = try await client.createCredential(
-            WebAuthnFixtures.createParams(challenge: challenge, authenticator: key, attestation: "direct"))
+            WebAuthnFixtures.createParams(challenge: challenge, authenticator: key, attestation: .direct))
         let registered = try await RelyingPartyVerifier.verifying("register", [
             "credential": created.credential, "challenge": .string(Base64URL.encode(challenge)),
             "origin": "https://example.org", "rpId": "example.org",

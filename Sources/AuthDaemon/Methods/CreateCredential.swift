@@ -54,8 +54,8 @@ extension Broker {
                 residentKey: fido.residentKey == .enabled, for: session.peer.uid)
             return encode(CredentialResult(
                 credential: CredentialJSON.registration(
-                    credential, clientData: clientData, conveyance: options.attestation ?? "none",
-                    transports: key.info.transports, extensionResults: request.extensionResults(for: credential, request: fido),
+                    credential, clientData: clientData, conveyance: options.attestation ?? AttestationConveyance.none,
+                    transports: key.info.transports.compactMap(AuthenticatorTransport.init(rawValue:)), extensionResults: request.extensionResults(for: credential, request: fido),
                     logger: logger),
                 registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }

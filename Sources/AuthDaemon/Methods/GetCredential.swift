@@ -21,7 +21,7 @@ extension Broker {
             transaction: options.transaction)
         let allowed = (options.allowCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowList: allowed, logger: logger)
-        let requested = VerificationPreference(options.userVerification)
+        let requested = options.userVerification ?? .preferred
         // What key choice assumes; the chosen key's is decided below.
         let assumedVerification = largeBlob?.verification(requested) ?? requested
         // authkeyd's `userPresence: false`: no touch (OpenSSH's

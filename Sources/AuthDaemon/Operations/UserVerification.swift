@@ -1,17 +1,6 @@
 import AuthProtocol
 import FIDO2
 
-/// WebAuthn's `userVerification`: unknown values count as the default.
-enum VerificationPreference: String {
-    case required
-    case preferred
-    case discouraged
-
-    init(_ value: String?) {
-        self = value.flatMap(Self.init(rawValue:)) ?? .preferred
-    }
-}
-
 /// How one attempt on the key verifies the user.
 enum VerificationMethod: Sendable {
     /// Presence only, unless the key insists.
@@ -35,7 +24,7 @@ extension Broker {
     /// always-UV). `touchCue` false: the attempt asks the key for no touch
     /// (`up=false`), so no `waitingForTouch` is sent.
     func withUserVerification<T: Sendable>(
-        on key: RegisteredKey, preference: VerificationPreference, for operation: Operation, activity: String,
+        on key: RegisteredKey, preference: UserVerificationRequirement, for operation: Operation, activity: String,
         touchCue: Bool = true, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         let touchStatus: OperationStatus.Status? = touchCue ? .waitingForTouch : nil

@@ -9,7 +9,7 @@ enum CredentialJSON {
     /// WebAuthn default), the statement is replaced by `none` and the AAGUID
     /// zeroed, as browsers do.
     static func registration(
-        _ credential: Credential, clientData: ClientDataInput, conveyance: String, transports: [String],
+        _ credential: Credential, clientData: ClientDataInput, conveyance: AttestationConveyance, transports: [AuthenticatorTransport],
         extensionResults: JSONObject, logger: Logger
     ) -> JSONValue {
         var authenticatorData = credential.authenticatorData
@@ -23,14 +23,14 @@ enum CredentialJSON {
         var response: JSONObject = [
             "attestationObject": .string(Base64URL.encode(attestationObject)),
             "authenticatorData": .string(Base64URL.encode(authenticatorData)),
-            "transports": .array(transports.map(JSONValue.string)),
+            "transports": .array(transports.map { .string($0.rawValue) }),
             "publicKeyAlgorithm": .integer(Int64(credential.algorithm)),
         ]
         if let clientDataJSON = clientData.json { response["clientDataJSON"] = .string(Base64URL.encode(clientDataJSON)) }
         if let publicKey = credential.subjectPublicKeyInfo { response["publicKey"] = .string(Base64URL.encode(publicKey)) }
         let id = Base64URL.encode(credential.credentialID)
         return [
-            "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "cross-platform",
+            "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": .string(AuthenticatorAttachment.crossPlatform.rawValue),
             "response": .object(response), "clientExtensionResults": .object(extensionResults),
         ]
     }
@@ -44,10 +44,10 @@ enum CredentialJSON {
     /// client send in place of any attestation (§5.1.3, "attestation
     /// conveyance"), and the credential itself is sound.
     static func attestation(
-        format: String, statement bytes: [UInt8], conveyance: String, logger: Logger
+        format: String, statement bytes: [UInt8], conveyance: AttestationConveyance, logger: Logger
     ) -> (format: String, statement: CBOR, anonymous: Bool) {
         let none = (format: "none", statement: CBOR.map([:]), anonymous: true)
-        if conveyance == "none" || conveyance.isEmpty { return none }
+        if conveyance == .none { return none }
         let statement: CBOR
         do throws(CBORDecodingError) { statement = try CBOR.decode(bytes) } catch {
             logger.error("the key's attestation statement (format \(format), \(bytes.count) bytes) cannot be decoded (\(error)); the registration is returned with attestation none")
@@ -73,7 +73,7 @@ enum CredentialJSON {
         if !statement.userID.isEmpty { response["userHandle"] = .string(Base64URL.encode(statement.userID)) }
         let id = Base64URL.encode(statement.credentialID)
         return [
-            "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "cross-platform",
+            "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": .string(AuthenticatorAttachment.crossPlatform.rawValue),
             "response": .object(response), "clientExtensionResults": .object(extensionResults),
         ]
     }

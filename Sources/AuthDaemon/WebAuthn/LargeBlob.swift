@@ -12,7 +12,7 @@ struct LargeBlobSupport: Sendable {
     let required: Bool
 
     /// nil when the request has no `largeBlob`.
-    init?(_ inputs: LargeBlobInputs?, residentKey: String) throws(RPCError) {
+    init?(_ inputs: LargeBlobInputs?, residentKey: ResidentKeyRequirement) throws(RPCError) {
         guard let inputs else { return nil }
         guard inputs.read == nil, inputs.write == nil else {
             throw RPCError(.invalidParams, "invalid params: extensions.largeBlob: read and write belong to credentials.get; at registration only support is allowed")
@@ -23,7 +23,7 @@ struct LargeBlobSupport: Sendable {
         case let other:
             throw RPCError(.invalidParams, "invalid params: extensions.largeBlob.support: \"required\" or \"preferred\", not \"\(other)\"")
         }
-        if required && residentKey == "discouraged" {
+        if required && residentKey == .discouraged {
             throw RPCError(.invalidParams, "invalid params: extensions.largeBlob: support \"required\" needs a discoverable credential; set authenticatorSelection.residentKey to \"required\"")
         }
     }
@@ -98,7 +98,7 @@ final class LargeBlobAccess: Sendable {
 
     /// Before a key is chosen, a write asks for verification: a key that
     /// speaks only U2F, which cannot give it, has no large blobs either.
-    func verification(_ requested: VerificationPreference) -> VerificationPreference {
+    func verification(_ requested: UserVerificationRequirement) -> UserVerificationRequirement {
         if case .write = access { return .required }
         return requested
     }
@@ -107,7 +107,7 @@ final class LargeBlobAccess: Sendable {
     /// only with a pinUvAuthToken (`writesNeedVerification`); a key with
     /// neither PIN nor fingerprint takes it without, so the request's own
     /// preference stands.
-    func verification(_ requested: VerificationPreference, on key: RegisteredKey) -> VerificationPreference {
+    func verification(_ requested: UserVerificationRequirement, on key: RegisteredKey) -> UserVerificationRequirement {
         key.info.largeBlobWritesNeedVerification ? verification(requested) : requested
     }
 

@@ -5,9 +5,9 @@ import FIDO2
 /// options mapped onto libfido2's request.
 struct RegistrationPlan: Sendable {
     let base: MakeCredentialRequest
-    /// WebAuthn's residentKey: `required`, `preferred` or `discouraged`.
-    let residentKey: String
-    let verification: VerificationPreference
+    /// WebAuthn's residentKey.
+    let residentKey: ResidentKeyRequirement
+    let verification: UserVerificationRequirement
     let wantsCredProperties: Bool
     let wantsHMACSecret: Bool
     let wantsPRF: Bool
@@ -21,8 +21,8 @@ struct RegistrationPlan: Sendable {
             user: UserEntity(id: options.user.id.bytes, name: options.user.name, displayName: options.user.displayName))
         request.excludeList = (options.excludeCredentials ?? []).filter { $0.type == "public-key" }.map(\.id.bytes)
         let selection = options.authenticatorSelection
-        residentKey = selection?.residentKey ?? (selection?.requireResidentKey == true ? "required" : "discouraged")
-        verification = VerificationPreference(selection?.userVerification)
+        residentKey = selection?.residentKey ?? (selection?.requireResidentKey == true ? .required : .discouraged)
+        verification = selection?.userVerification ?? .preferred
         let extensions = options.extensions
         wantsCredProperties = extensions?.credProps == true
         wantsHMACSecret = extensions?.hmacCreateSecret == true
@@ -53,9 +53,9 @@ struct RegistrationPlan: Sendable {
     func fidoRequest(residentKeySupported: Bool) -> MakeCredentialRequest {
         var request = base
         switch residentKey {
-        case "required": request.residentKey = .enabled
-        case "preferred": request.residentKey = residentKeySupported ? .enabled : .keyDefault
-        default: request.residentKey = .keyDefault
+        case .required: request.residentKey = .enabled
+        case .preferred: request.residentKey = residentKeySupported ? .enabled : .keyDefault
+        case .discouraged: request.residentKey = .keyDefault
         }
         // Keys make largeBlobKeys only for discoverable credentials.
         request.largeBlobKey = largeBlob != nil && request.residentKey == .enabled

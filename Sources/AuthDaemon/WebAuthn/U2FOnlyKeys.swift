@@ -24,7 +24,7 @@ enum U2FOnlyKey {
 
     /// Why `credentials.create` cannot be served by this key, if it cannot.
     static func refusal(of plan: RegistrationPlan, extensions: CreateExtensions?) -> RPCError? {
-        if plan.residentKey == "required" {
+        if plan.residentKey == .required {
             return RPCError(.unsupported, "registering: residentKey \"required\": \(speaksOnlyU2F), which keeps no discoverable credentials; use a FIDO2 key, or ask for \"preferred\" or \"discouraged\"")
         }
         if plan.verification == .required {
@@ -45,7 +45,7 @@ enum U2FOnlyKey {
     /// FIDO_ERR_USER_PRESENCE_REQUIRED. So a request for a signature
     /// without a touch (`userPresence: false`) is refused at once, with
     /// the reason, instead of ending in that device error.
-    static func refusal(allowList: [[UInt8]], verification: VerificationPreference, presence: Bool) -> RPCError? {
+    static func refusal(allowList: [[UInt8]], verification: UserVerificationRequirement, presence: Bool) -> RPCError? {
         if !presence {
             return RPCError(.unsupported, "authenticating: userPresence false: \(speaksOnlyU2F), which signs only after a touch; use a FIDO2 key, or ask for the touch")
         }

@@ -33,13 +33,14 @@ public struct CreateParams: Codable, Sendable, Equatable {
     }
 
     public struct AuthenticatorSelection: Codable, Sendable, Equatable {
-        public var authenticatorAttachment: String?
-        /// `discouraged`, `preferred`, `required`.
-        public var residentKey: String?
+        public var authenticatorAttachment: AuthenticatorAttachment?
+        public var residentKey: ResidentKeyRequirement?
         public var requireResidentKey: Bool?
-        /// `discouraged`, `preferred`, `required`.
-        public var userVerification: String?
-        public init(residentKey: String? = nil, requireResidentKey: Bool? = nil, userVerification: String? = nil) {
+        public var userVerification: UserVerificationRequirement?
+        public init(
+            residentKey: ResidentKeyRequirement? = nil, requireResidentKey: Bool? = nil,
+            userVerification: UserVerificationRequirement? = nil
+        ) {
             self.residentKey = residentKey
             self.requireResidentKey = requireResidentKey
             self.userVerification = userVerification
@@ -57,8 +58,8 @@ public struct CreateParams: Codable, Sendable, Equatable {
     public var timeout: Int?
     public var excludeCredentials: [CredentialDescriptor]?
     public var authenticatorSelection: AuthenticatorSelection?
-    /// `none` (default), `indirect`, `direct`, `enterprise`.
-    public var attestation: String?
+    /// Absent: `none`.
+    public var attestation: AttestationConveyance?
     public var extensions: CreateExtensions?
     // authkeyd's members.
     /// The origin for clientDataJSON; default `https://<rp.id>`.
@@ -82,8 +83,8 @@ public struct CreateParams: Codable, Sendable, Equatable {
 public struct CredentialDescriptor: Codable, Sendable, Equatable {
     public var type: String
     public var id: Base64URLBytes
-    public var transports: [String]?
-    public init(id: Base64URLBytes, type: String = "public-key", transports: [String]? = nil) {
+    public var transports: [AuthenticatorTransport]?
+    public init(id: Base64URLBytes, type: String = "public-key", transports: [AuthenticatorTransport]? = nil) {
         self.type = type
         self.id = id
         self.transports = transports
@@ -113,7 +114,7 @@ public struct GetParams: Codable, Sendable, Equatable {
     public var timeout: Int?
     public var rpId: String?
     public var allowCredentials: [CredentialDescriptor]?
-    public var userVerification: String?
+    public var userVerification: UserVerificationRequirement?
     public var extensions: GetExtensions?
     // authkeyd's members.
     public var origin: String?
