@@ -8,7 +8,7 @@ BUILD_LOG := .build/build.log
 # one daemon).
 DOCUMENTATION_TESTS = $(SWIFT) test --skip-build --filter EndToEndTests.DocumentationTests
 
-.PHONY: print-program-build-flags agent-screens plugins all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
+.PHONY: print-release-build agent-screens plugins all deps build demo test bench bench-quick vm-test fuzz fuzz-smoke reliability test-sanitizers coverage clean install uninstall check-units lint-man
 
 all: build
 
@@ -127,27 +127,20 @@ PAMDIR ?= $(PREFIX)/lib/security
 # Where SwiftPM builds the release binaries.
 SCRATCH_PATH ?= .build
 INSTALLED_PROGRAMS := authkeyd authctl authkeyd-virtkey
-# The programs as installed: the Swift runtime linked in (each loads only
-# the runtime pages it uses and binds no runtime symbols at start-up), and
-# no $ORIGIN run path, which had the loader look for each of libc, libm,
-# libstdc++ and libgcc_s in ten directories under bin/ before the system's
-# (about 40 failed system calls at every start of authctl).
-PROGRAM_BUILD_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
-# The provider is a dynamic library, which --static-swift-stdlib does not
-# link statically: -static-stdlib to swiftc does (with the runtime's own
-# symbols hidden, --exclude-libs ALL). It has a scratch path of its own,
-# since -Xswiftc flags change every module's build and would have the
-# programs' modules rebuilt at each install. It exports only the four
-# functions ssh-sk-helper looks up (sk-api.map: none of the runtime's or
-# its own Swift symbols for the host to bind to), and looks for no library
-# beside itself (no $ORIGIN run path). (Package.swift links it -z nodelete.)
-PROVIDER_SCRATCH_PATH ?= $(SCRATCH_PATH)/provider
-PROVIDER_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath \
-	-Xlinker --version-script=$(CURDIR)/Sources/CSSHSecurityKeyAPI/sk-api.map
-# The PAM module is linked as the provider is, in the same scratch path (its
-# modules are the provider's, built once); its own version script is
-# Package.swift's.
-PAM_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath
+# One release configuration for everything installed, and for the bench
+# (scripts/bench), so each module is compiled once for all of them:
+# - the Swift runtime linked in (-static-stdlib): each program loads only
+#   the runtime pages it uses and binds no runtime symbols at start-up; the
+#   provider and the PAM module, loaded into ssh-sk-helper and sudo, need
+#   no Swift library on the machine (their exports are limited to the
+#   functions their hosts look up, by the version scripts Package.swift
+#   gives the linker, so none of the runtime's symbols can bind to or
+#   shadow the host's);
+# - no $ORIGIN run path, which had the loader look for each of libc, libm,
+#   libstdc++ and libgcc_s in ten directories under bin/ before the
+#   system's (about 40 failed system calls at every start of authctl).
+# (Package.swift links both libraries -z nodelete.)
+RELEASE_BUILD_FLAGS = -c release -Xswiftc -static-stdlib --disable-local-rpath
 INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
 	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
 	UDEVRULESDIR="$(UDEVRULESDIR)" SYSUSERSDIR="$(SYSUSERSDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
@@ -156,19 +149,19 @@ INSTALL_DIRS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" MANDIR
 
 install: deps plugins
 	for product in $(INSTALLED_PROGRAMS); do \
-		$(SWIFT) build $(PROGRAM_BUILD_FLAGS) --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
+		$(SWIFT) build $(RELEASE_BUILD_FLAGS) --scratch-path $(SCRATCH_PATH) --product $$product || exit 1; \
 	done
-	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(PROVIDER_SCRATCH_PATH)/release \
-		--pam-module $(PROVIDER_SCRATCH_PATH)/release
+	$(INSTALL_DIRS) scripts/install-files --binaries $(SCRATCH_PATH)/release --provider $(SCRATCH_PATH)/release \
+		--pam-module $(SCRATCH_PATH)/release
 
-# scripts/bench builds what it measures with these flags.
-print-program-build-flags:
-	@echo $(PROGRAM_BUILD_FLAGS)
+# scripts/bench builds what it measures with these flags, in this scratch path.
+print-release-build:
+	@echo $(RELEASE_BUILD_FLAGS) --scratch-path $(SCRATCH_PATH)
 
 # The two libraries other programs load: OpenSSH's provider and the PAM module.
 plugins: deps
-	$(SWIFT) build $(PROVIDER_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product authkeyd-sk
-	$(SWIFT) build $(PAM_BUILD_FLAGS) --scratch-path $(PROVIDER_SCRATCH_PATH) --product pam_authkeyd
+	$(SWIFT) build $(RELEASE_BUILD_FLAGS) --scratch-path $(SCRATCH_PATH) --product authkeyd-sk
+	$(SWIFT) build $(RELEASE_BUILD_FLAGS) --scratch-path $(SCRATCH_PATH) --product pam_authkeyd
 
 uninstall:
 	$(INSTALL_DIRS) scripts/install-files --uninstall

@@ -91,10 +91,14 @@ let package = Package(
         // Linked `-z nodelete`: ssh-sk-helper dlcloses the provider after
         // each call, while threads of the Swift runtime and the client's
         // reader may still run its code; unmapping it under them crashes
-        // the helper.
+        // the helper. Exporting only the four functions ssh-sk-helper looks
+        // up (sk-api.map), in every build.
         .target(
             name: "authkeyd-sk", dependencies: ["CSSHSecurityKeyAPI", "SSHSecurityKey", "SystemKit"], path: "Sources/authkeyd-sk",
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]),
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "-z", "-Xlinker", "nodelete",
+                "-Xlinker", "--version-script=\(packageDirectory)/Sources/CSSHSecurityKeyAPI/sk-api.map",
+            ])]),
 
         // The PAM module's work, apart from libpam so that its tests need
         // no PAM stack: pam_u2f's authfiles and options, the request, the

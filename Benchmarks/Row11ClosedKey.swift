@@ -78,7 +78,7 @@ func closedKey(_ settings: Settings) throws -> Row {
         "\(rounds) rounds of \(perRound) on each, the two daemons alternating request by request (each goes first in turn, round",
         "by round) so that the machine's noise falls on both alike. Added = closed minus open, for p50 (judged) and p99",
         "of all requests. Nothing is pinned. To reproduce: `make bench` (every row), or this row alone with",
-        "`.build/bench/release/authkeyd-bench 11` (`--quick 11` for the short rounds) once `scripts/bench` has built it",
+        "`.build/release/authkeyd-bench 11` (`--quick 11` for the short rounds) once `scripts/bench` has built it",
         "and the `authkeyd` beside it. (`Benchmarks/Row11ClosedKey.swift`)",
         "",
         "- closed key (`--key-linger 0ms`): \(closedD.summary())",
