@@ -28,26 +28,26 @@ final class CallbackSocket: Sendable {
 
     let name: String
     let token: String
+    /// How long a connection has to prove it is the daemon's.
+    let proofWait: Duration
     private let listener: Int32
     private let closed = Protected(false)
-
-    /// How long a connection has to prove it is the daemon's.
-    static let proofWait: Duration = .seconds(2)
     /// Connections read at once; the oldest beyond them is dropped.
     static let maxUnproven = 16
     /// The longest first line: `agent.callback` with a token is far shorter.
     static let maxLine = 1024
 
-    private init(name: String, token: String, listener: Int32) {
+    private init(name: String, token: String, proofWait: Duration, listener: Int32) {
         self.name = name
         self.token = token
+        self.proofWait = proofWait
         self.listener = listener
     }
 
     deinit { FileDescriptor.close(listener) }
 
     /// A socket of a fresh name, with a fresh token.
-    static func open() throws(SystemError) -> CallbackSocket {
+    static func open(proofWait: Duration = .seconds(2)) throws(SystemError) -> CallbackSocket {
         let token = AgentCallback.token(from: try kernelRandomBytes(AgentCallback.tokenLength / 2))
         while true {
             let name = "\(AgentCallback.namePrefix)\(getuid()).\(AgentCallback.token(from: try kernelRandomBytes(8)))"
@@ -56,7 +56,7 @@ final class CallbackSocket: Sendable {
                 // Another socket drew the same name: draw again.
                 continue
             }
-            let socket = CallbackSocket(name: name, token: token, listener: listener)
+            let socket = CallbackSocket(name: name, token: token, proofWait: proofWait, listener: listener)
             // Accepted until none waits, without blocking.
             try setNonBlocking(listener)
             return socket
@@ -131,7 +131,7 @@ final class CallbackSocket: Sendable {
     private func acceptWaiting(into unproven: inout [Unproven]) {
         while let fd = try? UnixSocket.accept(listener, nonBlocking: true) {
             let peer = (try? PeerCredentials(socket: fd)).map { "pid \($0.pid) (uid \($0.uid))" } ?? "an unknown process"
-            unproven.append(Unproven(fd: fd, peer: peer, deadline: .now + Self.proofWait))
+            unproven.append(Unproven(fd: fd, peer: peer, deadline: .now + proofWait))
             if unproven.count > Self.maxUnproven { FileDescriptor.close(unproven.removeFirst().fd) }
         }
     }
@@ -156,7 +156,7 @@ final class CallbackSocket: Sendable {
                 ?? .refused("did not give this agent's token")
         }
         if connection.line.count > Self.maxLine { return .refused("sent a line too long to be the daemon's") }
-        if connection.deadline <= .now { return .refused("said nothing within \(Self.proofWait)") }
+        if connection.deadline <= .now { return .refused("gave no token within \(proofWait)") }
         return .waiting
     }
 
