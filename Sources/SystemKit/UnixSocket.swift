@@ -123,22 +123,25 @@ public enum UnixSocket {
         return true
     }
 
+    /// The address of `path` as `body` takes it; `abstract`: of the name
+    /// `path` in the abstract namespace (`AbstractSocket.swift`).
     @discardableResult
     static func withAddress<R>(
-        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R
+        _ path: String, abstract: Bool = false, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R
     ) throws(SystemError) -> R {
         let bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count <= maxPathLength else { throw SystemError("socket path \(path)", code: ENAMETOOLONG) }
+        guard !bytes.isEmpty, bytes.count <= maxPathLength else {
+            throw SystemError(abstract ? "abstract socket @\(path)" : "socket path \(path)", code: ENAMETOOLONG)
+        }
+        // A path ends at its NUL; an abstract name starts with one, and the
+        // address is exactly as long as the name.
+        let sunPath = abstract ? [0] + bytes : bytes + [0]
+        let length = abstract ? MemoryLayout<sa_family_t>.size + sunPath.count : MemoryLayout<sockaddr_un>.size
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: sunPath) }
         return try withUnsafePointer(to: &address) { (pointer) throws(SystemError) -> R in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (p) throws(SystemError) -> R in
-                try body(p, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (p) throws(SystemError) -> R in try body(p, socklen_t(length)) }
         }
     }
 }

@@ -61,7 +61,7 @@ public final class InProcessBroker: Sendable {
         }
         try setNonBlocking(pair[1])
         let broker = broker, served = pair[1]
-        broker.queue.async { broker.assumeIsolated { $0.accept(served) } }
+        broker.queue.async { _ = broker.assumeIsolated { $0.accept(served) } }
         return pair[0]
     }
 

@@ -14,15 +14,23 @@ import Testing
 
     /// The agent at a terminal of its own, registered once it says so.
     static func startAgent(_ daemon: DaemonProcess, as user: [String] = [], once: Bool = false) throws -> TerminalSession {
-        let agent = try TerminalSession(user + [builtProduct("authctl"), "--socket", daemon.socketPath, "agent"] + (once ? ["--once"] : []))
+        try startAgent(at: daemon.socketPath, as: user, once: once)
+    }
+
+    static func startAgent(at socketPath: String, as user: [String] = [], once: Bool = false) throws -> TerminalSession {
+        let agent = try TerminalSession(user + [builtProduct("authctl"), "--socket", socketPath, "agent"] + (once ? ["--once"] : []))
         try #require(agent.waitFor("authctl agent: answering"), "the agent did not register")
         return agent
     }
 
     /// A headless requester making one request; its reply is its standard output.
     static func request(_ daemon: DaemonProcess, _ method: String, _ params: some Encodable) throws -> StartedProgram {
+        try request(at: daemon.socketPath, method, params)
+    }
+
+    static func request(at socketPath: String, _ method: String, _ params: some Encodable) throws -> StartedProgram {
         let input = try JSONValueEncoder().encode(params).jsonText
-        return try StartedProgram("/usr/bin/python3", [requesterScript, daemon.socketPath, method], input: input)
+        return try StartedProgram("/usr/bin/python3", [requesterScript, socketPath, method], input: input)
     }
 
     static func reply(of requester: StartedProgram, within timeout: Duration = .seconds(20)) throws -> JSONValue {
@@ -33,7 +41,11 @@ import Testing
 
     /// Kills the agent process itself (not the terminal around it) at once.
     static func killAgent(of daemon: DaemonProcess) throws {
-        let result = try run("/usr/bin/pkill", ["-KILL", "-f", "authctl --socket \(daemon.socketPath) agent"])
+        try killAgent(at: daemon.socketPath)
+    }
+
+    static func killAgent(at socketPath: String) throws {
+        let result = try run("/usr/bin/pkill", ["-KILL", "-f", "authctl --socket \(socketPath) agent"])
         try #require(result.status == 0, "no agent process to kill")
     }
 

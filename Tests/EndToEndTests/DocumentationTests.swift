@@ -76,7 +76,7 @@ import VirtualKey
             for member in (shapes.params.map(members) ?? []) where !shapes.ignored.contains(member) {
                 #expect(sent.words.contains(member), "authkeyd-protocol(7) does not give \(member) among the params of \(method)")
             }
-            for member in shapes.result.map(members) ?? [] {
+            for member in shapes.result.map(members) ?? [] where !shapes.ignored.contains(member) {
                 #expect(answered.words.contains(member), "authkeyd-protocol(7) does not give \(member) in the result of \(method)")
             }
         }
@@ -92,7 +92,7 @@ import VirtualKey
         for member in members(of: Shapes.operationStatus) {
             #expect(page.entry(Method.operationStatus).words.contains(member), "authkeyd-protocol(7) does not give \(member) of operation.status")
         }
-        for (notification, example) in Shapes.agentNotifications {
+        for (notification, example) in Shapes.notifications {
             for member in members(of: example) {
                 #expect(page.entry(notification).words.contains(member), "authkeyd-protocol(7) does not give \(member) of \(notification)")
             }
@@ -346,8 +346,8 @@ private enum Shapes {
     struct Shape {
         var params: Any?
         var result: Any?
-        /// Members of a params type shared with another method that this
-        /// one reads no value from.
+        /// Members of a params or result type shared with another method
+        /// that this one reads no value from, or never sends.
         var ignored: Set<String> = []
     }
 
@@ -371,9 +371,11 @@ private enum Shapes {
         requester: Requester(pid: 1, uid: 0, command: "sudo", client: "test/1"))
     static let operationStatus = OperationStatus(
         request: .integer(1), status: .sampleCaptured, authenticator: "v1", remainingSamples: 0, sampleStatus: 0, operation: operation)
-    /// The notifications that only agents receive, each with an example.
-    static var agentNotifications: [String: Any] { [
-        AuthProtocol.Method.agentReplaced: AgentReplaced(pid: 1),
+    /// The notifications but operation.status, each with an example.
+    static var notifications: [String: Any] { [
+        AuthProtocol.Method.agentReplaced: AgentReplaced(pid: 1, token: "00"),
+        AuthProtocol.Method.agentCallback: AgentCallbackNotice(token: "00"),
+        AuthProtocol.Method.shuttingDown: ShuttingDown(idle: true),
         AuthProtocol.Method.operationCancelled: OperationCancelled(request: "op-1", reason: .cancelled, message: "gone"),
         AuthProtocol.Method.operationFinished: OperationFinished(request: "op-1", succeeded: false, reason: .timeout, message: "late"),
     ] }
@@ -415,8 +417,12 @@ private enum Shapes {
             AuthProtocol.Method.listRegistrations: .init(result: RegistrationList(registrations: [registration])),
             AuthProtocol.Method.renameRegistration: .init(params: RenameRegistrationParams(id: "AQ", friendlyName: "Key")),
             AuthProtocol.Method.deleteRegistration: .init(params: RegistrationIDParams(id: "AQ")),
-            AuthProtocol.Method.registerAgent: .init(result: AgentRegistration(registered: true, uid: 1000)),
-            AuthProtocol.Method.unregisterAgent: .init(result: AgentRegistration(registered: false, uid: 1000)),
+            AuthProtocol.Method.registerAgent: .init(
+                params: AgentRegisterParams(callback: "authkeyd-agent.1000.0", token: "00"),
+                result: AgentRegistration(registered: true, uid: 1000, callback: false, callbackError: "unreachable")),
+            // AgentRegistration serves register too; unregister keeps no callback.
+            AuthProtocol.Method.unregisterAgent: .init(
+                result: AgentRegistration(registered: false, uid: 1000), ignored: ["callback", "callbackError"]),
             ManagementMethod.setPin: .init(params: AuthenticatorParams(authenticator: "v1"), result: changedKey),
             ManagementMethod.changePin: .init(params: AuthenticatorParams(authenticator: "v1"), result: changedKey),
             ManagementMethod.pinRetries: .init(params: AuthenticatorParams(authenticator: "v1"), result: RetriesResult(pinRetries: 8, uvRetries: 8)),

@@ -10,59 +10,46 @@ import Testing
 /// keeps it up. Without socket activation the setting is off.
 @Suite(.timeLimit(.minutes(2)), .serialized) struct IdleExitTests {
     let directory = TemporaryDirectory(prefix: "authkeyd-idle")
-    var socket: String { directory.file("authkeyd.sock") }
-    var log: String { directory.file("authkeyd.log") }
 
-    func activate(_ arguments: [String]) throws -> StartedProgram {
-        let activator = try StartedProgram(
-            "/usr/bin/python3", [repositoryPath("Tests/Tools/socket_activator.py"), socket, log, builtProduct("authkeyd")] + arguments)
-        try #require(waitUntil { activator.standardOutput.contains("listening") }, "\(activator.standardError)")
-        return activator
-    }
-
-    func authctl(_ arguments: [String]) throws -> CommandResult {
+    func authctl(_ socket: String, _ arguments: [String]) throws -> CommandResult {
         try run(builtProduct("authctl"), ["--socket", socket] + arguments)
-    }
-
-    func lines(_ prefix: String, of activator: StartedProgram) -> [String] {
-        activator.standardOutput.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix) }
     }
 
     @Test func theDaemonExitsWhenIdleAndTheNextConnectionStartsItWithNothingLost() throws {
         let state = directory.file("key.state")
-        let activator = try activate([
+        let activator = try SocketActivation(in: directory, [
             "--exit-idle", "700ms", "--usb", "no", "--state-dir", directory.file("state"), "--virtual-key", "name=Desk key,state=\(state)",
         ])
-        defer { activator.signal(SIGTERM) }
-        #expect(lines("started", of: activator).isEmpty, "nothing starts the daemon before a connection")
+        defer { activator.stop() }
+        #expect(activator.lines("started").isEmpty, "nothing starts the daemon before a connection")
 
-        let registered = try authctl(["--json", "register", "--rp", "example.org", "--user", "alice", "--name", "kept name"])
+        let registered = try authctl(activator.socket, ["--json", "register", "--rp", "example.org", "--user", "alice", "--name", "kept name"])
         try #require(registered.status == 0, "\(registered.standardError)")
         let credential = try #require(registered.standardOutput.firstMatch(of: /"id":"([^"]+)"/)?.1).description
 
-        #expect(waitUntil(timeout: .seconds(5)) { lines("exited", of: activator).count == 1 }, "\(activator.standardOutput)")
-        #expect(lines("exited", of: activator).first?.hasSuffix(" 0") == true, "exit status 0: \(activator.standardOutput)")
-        #expect(fileText(log).contains("exit-idle"), "\(fileText(log))")
+        #expect(waitUntil(timeout: .seconds(5)) { activator.lines("exited").count == 1 }, "\(activator.output)")
+        #expect(activator.lines("exited").first?.hasSuffix(" 0") == true, "exit status 0: \(activator.output)")
+        #expect(fileText(activator.log).contains("exit-idle"), "\(fileText(activator.log))")
 
         // The next connection starts it again: the registration, the key's
         // name and the key's own state (the credential) survived.
-        let listed = try authctl(["registrations", "list"])
+        let listed = try authctl(activator.socket, ["registrations", "list"])
         #expect(listed.standardOutput.contains("kept name") && listed.standardOutput.contains("example.org"), "\(listed)")
-        let asserted = try authctl(["assert", "--rp", "example.org", "--credential", credential])
+        let asserted = try authctl(activator.socket, ["assert", "--rp", "example.org", "--credential", credential])
         #expect(asserted.status == 0, "the credential made before the exit still signs: \(asserted.standardError)")
-        #expect(lines("started", of: activator).count == 2, "\(activator.standardOutput)")
+        #expect(activator.lines("started").count == 2, "\(activator.output)")
     }
 
     @Test func anAttachedWatcherKeepsTheDaemonUp() throws {
-        let activator = try activate(["--exit-idle", "300ms", "--usb", "no", "--state-dir", directory.file("state"), "--virtual-key"])
-        defer { activator.signal(SIGTERM) }
-        let watcher = try StartedProgram(builtProduct("authctl"), ["--socket", socket, "watch"])
-        #expect(waitUntil { lines("started", of: activator).count == 1 })
+        let activator = try SocketActivation(in: directory, ["--exit-idle", "300ms", "--usb", "no", "--state-dir", directory.file("state"), "--virtual-key"])
+        defer { activator.stop() }
+        let watcher = try StartedProgram(builtProduct("authctl"), ["--socket", activator.socket, "watch"])
+        #expect(waitUntil { activator.lines("started").count == 1 })
         blockingSleep(.milliseconds(1500))
-        #expect(lines("exited", of: activator).isEmpty, "the daemon left a watcher: \(activator.standardOutput)")
+        #expect(activator.lines("exited").isEmpty, "the daemon left a watcher: \(activator.output)")
         watcher.signal(SIGTERM)
         _ = watcher.finish(within: .seconds(5))
-        #expect(waitUntil(timeout: .seconds(5)) { lines("exited", of: activator).count == 1 }, "\(activator.standardOutput)")
+        #expect(waitUntil(timeout: .seconds(5)) { activator.lines("exited").count == 1 }, "\(activator.output)")
     }
 
     @Test func withoutSocketActivationExitIdleIsOff() async throws {

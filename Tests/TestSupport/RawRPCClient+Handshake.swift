@@ -13,6 +13,21 @@ extension RawRPCClient {
         return nil
     }
 
+    /// `read`, for an async test: it holds no thread of Swift's
+    /// cooperative pool while it waits (a look of a moment, then a sleep),
+    /// so that the broker in process beside it runs on.
+    public func next(within timeout: Duration = .seconds(5), until condition: (JSONValue) -> Bool) async -> JSONValue? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            while let message = readMessage(timeout: .milliseconds(2)) {
+                if condition(message) { return message }
+            }
+            if closedByPeer { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     /// Answers a request the daemon sent (a prompt) with `result`.
     public func answer(_ request: JSONValue, with result: JSONValue) {
         let id = request["id"].flatMap(RPCID.init(json:)) ?? .string("")

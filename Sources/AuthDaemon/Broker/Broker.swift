@@ -39,6 +39,10 @@ public actor Broker {
     var statusRepeat = StatusRepeat()
     /// Each user's session agent (`AgentRegistry`).
     var agents = AgentRegistry()
+    /// The agents' callbacks, kept across runs; nil with the registrations'.
+    var callbacks: AgentCallbackStore?
+    /// The agents being called back (`AgentWakes`).
+    var wakes = AgentWakes()
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
     /// Which clients have input; made for the first client.
@@ -52,11 +56,12 @@ public actor Broker {
         self.logger = logger
         self.environment = environment
         policy = Self.policy(for: configuration, logger: logger)
-        let directory = configuration.resolvedStateDirectory(environment: environment) + "/registrations"
-        let store = RegistrationStore(directory: directory, logger: logger, queue: executor.queue)
+        let stateDirectory = configuration.resolvedStateDirectory(environment: environment)
+        let store = RegistrationStore(directory: stateDirectory + "/registrations", logger: logger, queue: executor.queue)
         do {
             try store.prepare()
             self.store = store
+            callbacks = AgentCallbackStore(directory: stateDirectory, logger: logger)
         } catch {
             logger.error("registrations will not be kept: \(error) (set state-dir in authkeyd.conf)")
         }
@@ -74,8 +79,10 @@ public actor Broker {
 
     // MARK: - Clients
 
-    /// A new connection from the listener: check who it is, then serve it.
-    func accept(_ fd: Int32) {
+    /// A new connection, from the listener or to an agent's callback: check
+    /// who it is, then serve it. The session, or nil when it is refused.
+    @discardableResult
+    func accept(_ fd: Int32) -> Session? {
         let readiness: ClientReadiness
         do {
             readiness = try self.readiness ?? ClientReadiness(queue: queue)
@@ -83,24 +90,28 @@ public actor Broker {
         } catch {
             logger.error("cannot watch client connections: \(error)")
             FileDescriptor.close(fd)
-            return
+            return nil
         }
         let connection = ClientConnection(
             fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
         guard !isShuttingDown else {
-            return refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
+            refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
+            return nil
         }
         guard let peer = try? PeerIdentity(socket: fd) else {
-            return refuse(connection, RPCError(.internalError, "cannot read the peer's credentials"))
+            refuse(connection, RPCError(.internalError, "cannot read the peer's credentials"))
+            return nil
         }
         let rights = policy.rights(for: peer)
         guard rights.contains(.use) else {
             logger.notice("refused uid \(peer.uid) (pid \(peer.pid)): not allowed to use security keys")
-            return refuse(connection, RPCError(.permissionDenied, "uid \(peer.uid) may not use authkeyd (see allow-users in authkeyd.conf(5))"))
+            refuse(connection, RPCError(.permissionDenied, "uid \(peer.uid) may not use authkeyd (see allow-users in authkeyd.conf(5))"))
+            return nil
         }
         guard sessions.count < configuration.maxClients else {
             logger.warning("refused uid \(peer.uid): \(configuration.maxClients) clients already connected")
-            return refuse(connection, RPCError(.busy, "too many clients (limit \(configuration.maxClients)); try again later"))
+            refuse(connection, RPCError(.busy, "too many clients (limit \(configuration.maxClients)); try again later"))
+            return nil
         }
         let session = sessions.add { id in Session(id: id, connection: connection, queue: queue, peer: peer, rights: rights) }
         noteBusy()
@@ -110,6 +121,7 @@ public actor Broker {
         }, onClosed: { [unowned self] in
             self.assumeIsolated { broker in broker.sessionEnded(session) }
         })
+        return session
     }
 
     private func refuse(_ connection: ClientConnection, _ error: RPCError) {
@@ -147,6 +159,7 @@ public actor Broker {
         // Prompts it held may be other clients' (it is an agent): theirs end too.
         session.prompts.cancelAll(RPCError(.cancelled, "the client answering the prompt (pid \(session.peer.pid)) disconnected"))
         agentLeft(session)
+        wakeSessionEnded(session)
         logger.debug("client \(session.id) disconnected")
         armIdleTimer()
     }

@@ -24,7 +24,7 @@ extension Broker {
         case .listRegistrations: return try registrations(.list, params: params, id: id, session: session)
         case .renameRegistration: return try registrations(.rename, params: params, id: id, session: session)
         case .deleteRegistration: return try registrations(.delete, params: params, id: id, session: session)
-        case .registerAgent: return .done(registerAgent(session))
+        case .registerAgent: return .done(try registerAgent(params, session: session))
         case .unregisterAgent: return .done(unregisterAgent(session))
         case .setPin: return try setPIN(params, id: id, session: session)
         case .changePin: return try changePIN(params, id: id, session: session)

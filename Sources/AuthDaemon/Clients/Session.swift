@@ -24,6 +24,9 @@ final class Session: @unchecked Sendable {
     /// The client shut down its writing side: finish, then close.
     var inputEnded = false
     var clientName: String?
+    /// The client is its user's agent, and the daemon keeps its callback:
+    /// idle, its connection does not keep the daemon running (`isIdle`).
+    var callsBack = false
     /// The prompts the client answers (`hello`'s `ui`): all until it says
     /// otherwise. `Broker.canAnswer` reads it.
     var answeredPrompts = Set(Prompt.Kind.allCases)

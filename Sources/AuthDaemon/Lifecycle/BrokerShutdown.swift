@@ -24,6 +24,7 @@ extension Broker {
         guard !isShuttingDown else { return }
         isShuttingDown = true
         endIdleWait()
+        endWakes()
         stopTimeLimits()
         statusRepeat.timer?.cancel()
         statusRepeat.timer = nil
@@ -37,7 +38,7 @@ extension Broker {
         }) {
             logger.info("operations still running after \(Self.operationsShutdownWait); closing regardless")
         }
-        let notice = RPCMessage.notification(method: Method.shuttingDown, params: ["reason": "shuttingDown"]).line()
+        let notice = RPCMessage.notification(method: Method.shuttingDown, params: encode(ShuttingDown(idle: idle.exiting ? true : nil))).line()
         for session in sessions.all {
             session.send(line: notice)
             session.connection.closeAfterFlush()
@@ -46,6 +47,7 @@ extension Broker {
         // Before exit: the sign counts and last uses not yet written, and
         // any write still queued on the store's thread.
         await store?.flush()
+        await callbacks?.flush()
     }
 
     /// Closes every key on its own thread, then ends the threads: a thread

@@ -129,7 +129,7 @@ public actor Listener: Service {
         guard source != nil else { return }
         do {
             while let client = try UnixSocket.accept(fd, nonBlocking: true) {
-                broker.assumeIsolated { $0.accept(client) }
+                _ = broker.assumeIsolated { $0.accept(client) }
                 // Stop before the clients take what the daemon needs itself.
                 if descriptors.isSpent(byClient: client) {
                     pauseAccepting(because: "\(client + 1) descriptors are open, the limit is \(descriptors.limit)")

@@ -31,6 +31,7 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info)
+            await wakeAgent(for: operation)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             // `requirements` made sure that the key signs with one of the algorithms.
             guard let algorithm = algorithms.algorithm(for: key.info) else { throw algorithms.unsupported(by: [key]) }

@@ -45,6 +45,7 @@ extension Broker {
             // The user acted for is looked up off the broker's queue.
             let uid = try await owner(actingFor: options.onBehalfOf, session: session, method: "credentials.get at \(rpID)")
             let operation = Operation(id: id, session: session, request: inFlight, info: info, owner: uid)
+            await wakeAgent(for: operation)
             let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
             try largeBlob?.check(key)
             let verification = largeBlob?.verification(requested, on: key) ?? requested

@@ -29,6 +29,7 @@ extension Broker {
         let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
         return try start(method, id: id, session: session) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info)
+            await wakeAgent(for: operation)
             let key: RegisteredKey
             if let named { key = named } else { key = try await chooseKey(named: nil, meeting: requirements, for: operation) }
             let result = try await withKey(key, for: operation) { () async throws(RPCError) -> ManagementResult in

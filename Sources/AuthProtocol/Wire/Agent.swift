@@ -21,26 +21,70 @@ public struct Requester: Codable, Sendable, Equatable {
     }
 }
 
+/// `agent.register`'s params: `{callback?, token?}`, both or neither.
+/// With them the agent need not stay connected: the daemon may exit when
+/// idle, and calls the agent back at `callback` when a prompt needs it
+/// (`AgentCallback`). Without them the agent's connection keeps the
+/// daemon running, as before callbacks.
+public struct AgentRegisterParams: Codable, Sendable, Equatable {
+    /// The abstract Unix socket the agent listens on (`AgentCallback.name`).
+    public var callback: String?
+    /// What the daemon says first when it calls, so that the agent knows it
+    /// is the daemon (`AgentCallback.token`).
+    public var token: String?
+
+    public init(callback: String? = nil, token: String? = nil) {
+        self.callback = callback
+        self.token = token
+    }
+}
+
 /// `agent.register`'s and `agent.unregister`'s result: whether this
 /// connection is now its user's agent.
 public struct AgentRegistration: Codable, Sendable, Equatable {
     public var registered: Bool
     /// The user whose requests the agent answers.
     public var uid: Int?
+    /// With a callback registered: true when the daemon keeps it, and so
+    /// may exit when idle and call the agent back; false when it does not
+    /// (`callbackError` says why), and the connection keeps it running.
+    public var callback: Bool?
+    /// Why the daemon does not keep the callback.
+    public var callbackError: String?
 
-    public init(registered: Bool, uid: Int? = nil) {
+    public init(registered: Bool, uid: Int? = nil, callback: Bool? = nil, callbackError: String? = nil) {
         self.registered = registered
         self.uid = uid
+        self.callback = callback
+        self.callbackError = callbackError
     }
 }
 
 /// `agent.replaced`: a newer agent registered for the same user; this
 /// connection is no longer asked (prompts it already holds stay its own).
+/// Sent over a callback connection too, to an agent that was not
+/// connected, with its `token`; the connection then closes.
 public struct AgentReplaced: Codable, Sendable, Equatable {
     /// The new agent's process.
     public var pid: Int
+    /// On a callback connection only: the token the agent registered.
+    public var token: String?
 
-    public init(pid: Int) { self.pid = pid }
+    public init(pid: Int, token: String? = nil) {
+        self.pid = pid
+        self.token = token
+    }
+}
+
+/// `agent.callback`: the daemon's first line on a connection it made to
+/// an agent's callback socket: it needs the agent (a prompt or a status of
+/// its user's is coming), and proves who it is with the agent's token. The
+/// agent answers as on any connection of its own: `hello`, then
+/// `agent.register`.
+public struct AgentCallbackNotice: Codable, Sendable, Equatable {
+    public var token: String
+
+    public init(token: String) { self.token = token }
 }
 
 /// `operation.cancelled`, to an agent: a request it was shown ended

@@ -66,5 +66,7 @@ public enum DaemonNotification: String, CaseIterable, Sendable {
     case operationCancelled = "operation.cancelled"
     /// To an agent: a request it was shown is over.
     case operationFinished = "operation.finished"
+    /// To an agent, first on a connection the daemon made to its callback.
+    case agentCallback = "agent.callback"
     case shuttingDown = "daemon.shuttingDown"
 }

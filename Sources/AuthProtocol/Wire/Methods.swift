@@ -25,6 +25,7 @@ public enum Method {
     public static let agentReplaced = DaemonNotification.agentReplaced.rawValue
     public static let operationCancelled = DaemonNotification.operationCancelled.rawValue
     public static let operationFinished = DaemonNotification.operationFinished.rawValue
+    public static let agentCallback = DaemonNotification.agentCallback.rawValue
     public static let shuttingDown = DaemonNotification.shuttingDown.rawValue
 
     /// Every method a client may call.
@@ -153,5 +154,19 @@ public struct OperationStatus: Codable, Sendable, Equatable {
         self.authenticator = authenticator
         self.remainingSamples = remainingSamples
         self.sampleStatus = sampleStatus
+    }
+}
+
+/// `daemon.shuttingDown`: `{reason: "shuttingDown", idle?}`, the last line
+/// before the daemon closes a connection as it stops.
+public struct ShuttingDown: Codable, Sendable, Equatable {
+    public var reason: ErrorReason
+    /// True when it exits because it had nothing to do (`exit-idle`): an
+    /// agent with a callback is called back when it is needed again.
+    public var idle: Bool?
+
+    public init(reason: ErrorReason = .shuttingDown, idle: Bool? = nil) {
+        self.reason = reason
+        self.idle = idle
     }
 }

@@ -7,6 +7,11 @@ import SystemKit
 /// cannot ask themselves (a script, a service, the OpenSSH provider, the
 /// PAM module), as pkttyagent and polkit's desktop agents do for polkit:
 /// at the terminal it runs on, or (`--desktop`) with the desktop's dialogs.
+///
+/// Like polkit's agents, it does not keep the daemon running: it registers
+/// a callback (`CallbackSocket`), and when the daemon exits for having
+/// nothing to do (or stops), the agent waits there until the daemon calls
+/// it back, rather than connecting again (which would start the daemon).
 struct AgentCommand: Sendable {
     static let options: Set<String> = ["once", "desktop", "pinentry"]
     let once: Bool
@@ -25,14 +30,56 @@ struct AgentCommand: Sendable {
     }
 
     func run(_ client: AuthClient, _ console: Console) async throws {
-        let ending = try await AgentLoop(client: client, frontEnd: frontEnd(console), once: once).run()
-        switch ending {
-        case .replaced, .served(succeeded: true):
-            return
-        case .served(succeeded: false):
-            throw Stop("the request it answered for did not succeed", .failure)
-        case .daemonGone:
-            throw Stop("authkeyd closed the connection; no agent is registered now", .unavailable)
+        let frontEnd = try frontEnd(console)
+        let callback = openCallback(frontEnd)
+        defer { callback?.close() }
+        var connection = client
+        var loop = AgentLoop(client: client, frontEnd: frontEnd, once: once, callback: callback?.registration ?? AgentRegisterParams())
+        while true {
+            let ending: AgentLoop.Ending
+            do {
+                ending = try await loop.run()
+            } catch {
+                // A call back that broke off (the daemon stopped as it
+                // called): the next call comes the same way.
+                guard loop.calledBack else { throw error }
+                ending = .daemonGone(callsBack: true, idle: false)
+            }
+            if connection !== client { connection.close() }
+            switch ending {
+            case .replaced, .served(succeeded: true):
+                return
+            case .served(succeeded: false):
+                throw Stop("the request it answered for did not succeed", .failure)
+            case .daemonGone(callsBack: false, _):
+                throw Stop("authkeyd closed the connection; no agent is registered now", .unavailable)
+            case .daemonGone(callsBack: true, let idle):
+                frontEnd.notice(
+                    idle
+                        ? "authkeyd exited, having nothing to do; this agent stays registered, and answers when authkeyd calls it back"
+                        : "authkeyd stopped; this agent stays registered, and answers when authkeyd, started again, calls it back")
+                switch await callback?.nextCall(stranger: { frontEnd.notice($0) }) {
+                case nil:
+                    return
+                case .replaced(let pid)?:
+                    frontEnd.replaced(by: pid)
+                    return
+                case .daemon(let fd)?:
+                    connection = AuthClient(connectedDescriptor: fd)
+                    loop = AgentLoop(client: connection, frontEnd: frontEnd, once: once, callback: loop.callback, calledBack: true)
+                }
+            }
+        }
+    }
+
+    /// The socket the daemon calls back; without one (it could not be
+    /// made), the agent keeps the daemon running, as agents did before.
+    private func openCallback(_ frontEnd: any AgentFrontEnd) -> CallbackSocket? {
+        do {
+            return try CallbackSocket.open()
+        } catch {
+            frontEnd.notice("cannot listen for authkeyd's call back (\(error)): this agent keeps authkeyd running while it is connected")
+            return nil
         }
     }
 

@@ -21,4 +21,7 @@ protocol AgentFrontEnd: AuthenticatorUI {
     func cancelled(_ notice: OperationCancelled)
     /// A request the agent was shown is over.
     func finished(_ notice: OperationFinished)
+    /// Something about the agent itself, a sentence without its full stop:
+    /// the daemon exited and will call it back, called it back, cannot.
+    func notice(_ text: String)
 }

@@ -37,6 +37,10 @@ final class TerminalAgent: AgentFrontEnd {
         terminal.announce("authctl agent: another agent (pid \(pid)) took over; this one ends.\n")
     }
 
+    func notice(_ text: String) {
+        terminal.announce("authctl agent: \(text).\n")
+    }
+
     func cancelled(_ notice: OperationCancelled) {
         let requester = state.withLock { state -> Requester?? in
             state.cancelled.insert(notice.request)

@@ -43,6 +43,10 @@ final class DesktopAgent: AgentFrontEnd {
         note("another agent (pid \(pid)) took over; this one ends")
     }
 
+    func notice(_ text: String) {
+        note(text)
+    }
+
     func cancelled(_ notice: OperationCancelled) {
         notifications.close(for: Self.key(notice.request))
         note("\(Self.key(notice.request)): cancelled: \(printable(notice.message))")
