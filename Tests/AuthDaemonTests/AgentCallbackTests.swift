@@ -69,7 +69,7 @@ import Testing
         let requester = try daemon.rawClient()
         requester.request(1, Method.hello, ["client": "headless-test/1", "ui": []])
         #expect(await requester.next { $0.isReply(to: 1) }?["result"] != nil)
-        requester.request(2, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams(residentKey: "required")))
+        requester.request(2, Method.createCredential, try JSONValueEncoder().encode(WebAuthnFixtures.createParams(residentKey: .required)))
         return requester
     }
 

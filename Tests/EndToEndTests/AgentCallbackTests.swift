@@ -25,7 +25,7 @@ import Testing
     /// A headless requester's registration, answered at `agent`: its PIN, then the key's name.
     func register(at socket: String, answeredBy agent: TerminalSession, naming name: String) throws -> JSONValue {
         let requester = try AgentTerminalTests.request(
-            at: socket, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+            at: socket, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         #expect(agent.waitFor("python3 (pid \(requester.pid)"))
         #expect(agent.waitFor("PIN for PIN key"))
         agent.type("1234")
@@ -61,7 +61,7 @@ import Testing
         #expect(!transcript.contains("1234"), "a PIN was echoed:\n\(transcript)")
         let started = ContinuousClock.now
         let requester = try AgentTerminalTests.request(
-            at: activation.socket, Method.createCredential, WebAuthnFixtures.createParams(residentKey: "required"))
+            at: activation.socket, Method.createCredential, WebAuthnFixtures.createParams(residentKey: .required))
         let reply = try AgentTerminalTests.reply(of: requester)
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(reply.errorReason == "pinRequired", "\(reply)")
