@@ -84,7 +84,7 @@ extension Broker {
             defer { for index in statements.indices { zeroSecret(&statements[index].hmacSecret) } }
             var statement = try await operation.chooseCredential(from: statements, on: key, in: self)
             operation.sendStatus(.processing, key: key, in: self)
-            let registration = store?.recordUse(
+            let registration = await store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults = hmacSecret.results(taking: &statement)
             if wantsBlob && !key.info.isU2FOnly { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }

@@ -28,7 +28,7 @@ extension Broker {
                 }
                 return OnKeyCredentials(metadata: metadata, parties: parties, credentials: credentials)
             }
-            let registrations = (try? store?.registrations(for: uid)) ?? []
+            let registrations = (try? await store?.registrations(for: uid)) ?? []
             return .value(encode(onKey.listing(registrations: registrations, on: wire(key))))
         }
     }

@@ -18,7 +18,7 @@ extension Operation {
             throw RPCError(.deviceError, "authenticating: the key answered without an assertion")
         }
         guard statements.count > 1 else { return newest }
-        let registrations = (try? broker.store?.registrations(for: owner)) ?? []
+        let registrations = (try? await broker.store?.registrations(for: owner)) ?? []
         let choices = statements.map { statement in
             Self.choice(for: statement, registration: registrations.first { $0.id == Base64URL.encode(statement.credentialID) })
         }

@@ -19,7 +19,7 @@ extension Operation {
             if let holding = requirements.holding, !holding.credentialIDs.isEmpty, candidates.count > 1 {
                 let probed = await probe(candidates, for: holding.credentialIDs, rpID: holding.rpID, in: broker)
                 candidates = probed.candidates
-                label(probed.holding, in: broker)
+                await label(probed.holding, in: broker)
             }
             key = try await chooseKey(from: candidates, in: broker)
         }
@@ -91,8 +91,8 @@ extension Operation {
 
     /// Names the keys that hold one of the owner's registered credentials
     /// after the names the user gave them when registering.
-    private func label(_ holding: [String: [UInt8]], in broker: isolated Broker) {
-        guard let store = broker.store, let registrations = try? store.registrations(for: owner) else { return }
+    private func label(_ holding: [String: [UInt8]], in broker: isolated Broker) async {
+        guard let store = broker.store, let registrations = try? await store.registrations(for: owner) else { return }
         for (keyID, credentialID) in holding {
             let id = Base64URL.encode(credentialID)
             guard let name = registrations.first(where: { $0.id == id })?.friendlyName, let key = broker.keys[keyID],
