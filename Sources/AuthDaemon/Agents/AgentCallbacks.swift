@@ -60,17 +60,6 @@ extension Broker {
     /// live agent takes milliseconds; one stopped or stuck costs at most this.
     static let agentCallbackWait: Duration = .seconds(2)
 
-    /// Before an operation whose requester leaves prompts to its user's
-    /// agent: when no agent of that user is connected but one left a
-    /// callback, the daemon calls it back and waits for it to register
-    /// (`agentCallbackWait` at most), so that it is there for the
-    /// operation's statuses as well as its prompts. One call serves every
-    /// request that waits meanwhile. Without an agent, nothing to do.
-    func wakeAgent(for operation: Operation) async {
-        guard operation.session.leavesPromptsToAgent else { return }
-        await wakeAgent(ofUser: operation.owner)
-    }
-
     func wakeAgent(ofUser uid: uid_t) async {
         guard !isShuttingDown, agents.agent(ofUser: uid) == nil else { return }
         let wake: AgentWake
@@ -182,5 +171,18 @@ extension Broker {
         } else {
             logger.info("could not tell the agent of uid \(uid) at @\(callback.name) that it was replaced; it waits unasked")
         }
+    }
+}
+
+extension Operation {
+    /// Before an operation whose requester leaves prompts to its user's
+    /// agent: when no agent of that user is connected but one left a
+    /// callback, the daemon calls it back and waits for it to register
+    /// (`Broker.agentCallbackWait` at most), so that it is there for the
+    /// operation's statuses as well as its prompts. One call serves every
+    /// request that waits meanwhile. Without an agent, nothing to do.
+    func wakeAgent(in broker: isolated Broker) async {
+        guard session.leavesPromptsToAgent else { return }
+        await broker.wakeAgent(ofUser: owner)
     }
 }

@@ -72,11 +72,13 @@ extension Broker {
         guard agents.remove(session) else { return }
         logger.info("agent for uid \(session.peer.uid) (pid \(session.peer.pid)) left")
     }
+}
 
-    /// The agent that answers for `operation`'s user, unless the requester
-    /// is that agent itself.
-    func agent(for operation: Operation) -> Session? {
-        guard let agent = agents.agent(ofUser: operation.owner), agent !== operation.session else { return nil }
+extension Operation {
+    /// The agent that answers for the operation's user, unless the
+    /// requester is that agent itself.
+    func agent(in broker: isolated Broker) -> Session? {
+        guard let agent = broker.agents.agent(ofUser: owner), agent !== session else { return nil }
         return agent
     }
 }

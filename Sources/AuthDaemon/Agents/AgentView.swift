@@ -27,16 +27,17 @@ final class AgentView: @unchecked Sendable {
     }
 }
 
-extension Broker {
-    /// The view agents have of `operation`'s request, made when the first
-    /// agent is shown it. It tells them `operation.cancelled` when the
-    /// request is cancelled (the requester died or gave up, a timeout,
-    /// shutdown); `finish` tells them `operation.finished` otherwise.
-    func agentView(of operation: Operation) -> AgentView {
-        if let view = operation.request.agentView { return view }
-        let view = AgentView(token: .string(agents.nextRequestName()))
-        operation.request.agentView = view
-        operation.request.onCancel.append { [weak request = operation.request] in
+extension Operation {
+    /// The view agents have of the operation's request, made when the
+    /// first agent is shown it. It tells them `operation.cancelled` when
+    /// the request is cancelled (the requester died or gave up, a timeout,
+    /// shutdown); the broker tells them `operation.finished` otherwise
+    /// (`tellAgentsFinished`).
+    func agentView(in broker: isolated Broker) -> AgentView {
+        if let view = request.agentView { return view }
+        let view = AgentView(token: .string(broker.agents.nextRequestName()))
+        request.agentView = view
+        request.onCancel.append { [weak request = self.request] in
             let reason = request?.cancellation ?? RPCError(.cancelled, "cancelled")
             view.end(Method.operationCancelled, OperationCancelled(request: view.token, reason: reason.reason ?? .cancelled, message: reason.message))
         }
@@ -45,27 +46,15 @@ extension Broker {
 
     /// The operation as its agent sees it: its name for the request, and
     /// who asked.
-    func agentOperationInfo(_ operation: Operation, view: AgentView) -> OperationInfo {
-        var info = operation.info
-        info.request = view.token
-        info.requester = operation.session.requester
-        return info
+    func info(shownIn view: AgentView) -> OperationInfo {
+        var shown = info
+        shown.request = view.token
+        shown.requester = session.requester
+        return shown
     }
+}
 
-    /// Sends `operation.status` to the requester and, when the requester
-    /// leaves prompts to an agent, to its user's agent too: the touch cue
-    /// is for a person, and a headless requester has none to show it to.
-    func sendStatus(_ status: OperationStatus.Status, for operation: Operation, key: RegisteredKey?, holder: Holder? = nil) {
-        sendStatus(status, request: operation.id, key: key, holder: holder, to: operation.session)
-        guard operation.session.leavesPromptsToAgent, let agent = agent(for: operation) else { return }
-        let view = agentView(of: operation)
-        _ = view.show(to: agent)
-        let params = OperationStatus(
-            request: view.token, status: status, authenticator: key?.id, holder: holder,
-            operation: agentOperationInfo(operation, view: view))
-        agent.send(.notification(method: Method.operationStatus, params: encode(params)))
-    }
-
+extension Broker {
     /// Tells the agents shown a request that ended without being cancelled
     /// how it ended (a cancelled one told them already).
     func tellAgentsFinished(_ request: InFlightRequest, _ outcome: Result<JSONValue, RPCError>) {

@@ -13,6 +13,14 @@ import VirtualKey
 /// requests that wait on keys run as tasks on it, so there is a single
 /// thread of control and no locks. Blocking libfido2 calls run on each
 /// key's own worker thread.
+///
+/// The actor itself accepts clients, routes their requests (Routing.swift,
+/// and a handler per family of methods in Methods/), finishes them, idles
+/// and shuts down. An operation's steps (choosing a key, PIN and UV,
+/// prompts, statuses) are the operation's own (Operations/Operation.swift),
+/// run on this actor through an `isolated` parameter; its state is kept in
+/// types that own it: `SessionTable`, `KeyRegistry`, `AgentRegistry`,
+/// `RegistrationStore`.
 public actor Broker {
     /// Where the broker runs, and the tasks around it (see `startTask`).
     public nonisolated let executor: QueueExecutor

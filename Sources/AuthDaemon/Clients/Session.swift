@@ -28,7 +28,7 @@ final class Session: @unchecked Sendable {
     /// idle, its connection does not keep the daemon running (`isIdle`).
     var callsBack = false
     /// The prompts the client answers (`hello`'s `ui`): all until it says
-    /// otherwise. `Broker.canAnswer` reads it.
+    /// otherwise. `Operation.answerer` reads it.
     var answeredPrompts = Set(Prompt.Kind.allCases)
 
     /// Whether the client leaves some prompts to its user's agent: it

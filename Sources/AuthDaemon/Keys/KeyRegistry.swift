@@ -5,7 +5,8 @@ import VirtualKey
 /// they are listed in, the names users gave them, each key's queue of
 /// operations, the keys still coming up, and the in-process virtual keys
 /// behind some of them. Broker-confined (a value the actor holds); it
-/// decides nothing that waits: the broker does the waiting (`acquire`).
+/// decides nothing that waits: an operation does its waiting on the
+/// broker (`Operation.acquire`).
 struct KeyRegistry {
     /// The keys by id; `order` lists them USB first, then virtual, socket
     /// and UHID keys, each kind in the order its ids were given.

@@ -31,25 +31,25 @@ extension Broker {
         let timeout = requestTimeout(hint: options.timeout)
         return try start(Method.createCredential, id: id, session: session, timeout: timeout) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info)
-            await wakeAgent(for: operation)
-            let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
+            await operation.wakeAgent(in: self)
+            let key = try await operation.chooseKey(named: options.authenticator, meeting: requirements, in: self)
             // `requirements` made sure that the key signs with one of the algorithms.
             guard let algorithm = algorithms.algorithm(for: key.info) else { throw algorithms.unsupported(by: [key]) }
             let fido = U2FOnlyKey.fitted(
                 request.fidoRequest(residentKeySupported: key.info.supports.residentKeys).signing(with: algorithm), to: key)
-            let credential = try await withKey(key, for: operation) { () async throws(RPCError) in
-                let credential = try await withUserVerification(
-                    on: key, preference: request.verification, for: operation, activity: "registering"
+            let credential = try await operation.withKey(key, in: self) { () async throws(RPCError) in
+                let credential = try await operation.withUserVerification(
+                    on: key, preference: request.verification, activity: "registering", in: self
                 ) { device, method throws(FIDO2Error) in
                     try device.makeCredential(fido.with(method), pin: method.pin)
                 }
                 // A discoverable credential takes a place on the key
                 // (getInfo's remainingDiscoverableCredentials).
-                if fido.residentKey == .enabled { await refresh(key, for: operation) }
+                if fido.residentKey == .enabled { await operation.refresh(key, in: self) }
                 return credential
             }
-            sendStatus(.processing, for: operation, key: key)
-            let friendlyName = await askForName(of: key, credentialID: credential.credentialID, for: operation)
+            operation.sendStatus(.processing, key: key, in: self)
+            let friendlyName = await operation.askForName(of: key, credentialID: credential.credentialID, in: self)
             let registration = await record(
                 credential, options: options, rpID: rpID, key: key, friendlyName: friendlyName,
                 residentKey: fido.residentKey == .enabled, for: session.peer.uid)
@@ -60,23 +60,6 @@ extension Broker {
                     logger: logger),
                 registration: registration, clientDataHash: Base64URLBytes(clientData.hash)))
         }
-    }
-
-    /// `ui.describeAuthenticator`: the name the user gives the key, or the
-    /// one it had; nil when the user declines and the key had none.
-    private func askForName(of key: RegisteredKey, credentialID: [UInt8], for operation: Operation) async -> String? {
-        let current = keys.name(of: key)
-        let prompt = DescribeAuthenticatorPrompt(
-            operation: operation.info, authenticator: wire(key), credentialId: Base64URL.encode(credentialID),
-            suggestion: current ?? key.product)
-        guard let reply = try? await self.prompt(.describeAuthenticator(prompt), for: operation),
-            let name = reply.friendlyName?.trimmingWhitespace(), !name.isEmpty
-        else { return current }
-        let bounded = String(name.prefix(128))
-        if keys.setName(bounded, of: key) {
-            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
-        }
-        return bounded
     }
 
     /// Writes the registration record, and waits for it to be on disk;
@@ -105,6 +88,25 @@ extension Broker {
     func requestTimeout(hint milliseconds: Int?) -> Duration {
         guard let milliseconds, milliseconds > 0 else { return configuration.requestTimeout }
         return min(.milliseconds(milliseconds), configuration.requestTimeout)
+    }
+}
+
+extension Operation {
+    /// `ui.describeAuthenticator`: the name the user gives the key, or the
+    /// one it had; nil when the user declines and the key had none.
+    fileprivate func askForName(of key: RegisteredKey, credentialID: [UInt8], in broker: isolated Broker) async -> String? {
+        let current = broker.keys.name(of: key)
+        let prompt = DescribeAuthenticatorPrompt(
+            operation: info, authenticator: broker.wire(key), credentialId: Base64URL.encode(credentialID),
+            suggestion: current ?? key.product)
+        guard let reply = try? await self.prompt(.describeAuthenticator(prompt), in: broker),
+            let name = reply.friendlyName?.trimmingWhitespace(), !name.isEmpty
+        else { return current }
+        let bounded = String(name.prefix(128))
+        if broker.keys.setName(bounded, of: key) {
+            broker.notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: broker.wire(key)))
+        }
+        return bounded
     }
 }
 

@@ -10,7 +10,7 @@ extension Broker {
         let target = try decode(AuthenticatorParams.self, params).authenticator
         return try manage(ManagementMethod.fingerprintSensor, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
-            let sensor = try await perform(key, for: operation) { device throws(FIDO2Error) in try device.bioSensorInfo() }
+            let sensor = try await operation.perform(key, in: self) { device throws(FIDO2Error) in try device.bioSensorInfo() }
                 mapError: { $0.rpcError(doing: "reading the fingerprint sensor") }
             return .value(encode(FingerprintSensor(kind: Int(sensor.type), samplesRequired: Int(sensor.maxSamples))))
         }
@@ -23,23 +23,23 @@ extension Broker {
         return try manage(ManagementMethod.enrollFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
             let activity = "enrolling a fingerprint"
-            let (enrollment, first, pin) = try await withPIN(on: key, for: operation, activity: activity) { device, pin throws(FIDO2Error) in
+            let (enrollment, first, pin) = try await operation.withPIN(on: key, activity: activity, in: self) { device, pin throws(FIDO2Error) in
                 let (enrollment, first) = try device.beginBioEnrollment(pin: pin, sampleTimeout: Self.sampleTimeout)
                 return (enrollment, first, pin)
             }
             var progress = first
-            sendSampleStatus(progress, request: id, key: key, to: session)
+            operation.sendSampleStatus(progress, key: key)
             while progress.remainingSamples > 0 {
-                sendStatus(.waitingForTouch, for: operation, key: key)
+                operation.sendStatus(.waitingForTouch, key: key, in: self)
                 do throws(FIDOFailure) {
-                    progress = try await perform(key, for: operation) { _ throws(FIDO2Error) in
+                    progress = try await operation.perform(key, in: self) { _ throws(FIDO2Error) in
                         try enrollment.captureNextSample(timeout: Self.sampleTimeout)
                     }
                 } catch {
-                    _ = try? await perform(key, for: operation) { _ throws(FIDO2Error) in try enrollment.cancel() }
+                    _ = try? await operation.perform(key, in: self) { _ throws(FIDO2Error) in try enrollment.cancel() }
                     throw error.rpcError(doing: activity)
                 }
-                sendSampleStatus(progress, request: id, key: key, to: session)
+                operation.sendSampleStatus(progress, key: key)
             }
             let templateID = Base64URL.encode(enrollment.templateID)
             if let name = request.name, !name.isEmpty {
@@ -47,7 +47,7 @@ extension Broker {
                 // in memory until the request ends: libfido2 asks a PIN of
                 // each bio call, and a second prompt was the user's chance
                 // to leave a fingerprint enrolled without its name.
-                try await perform(key, for: operation) { device throws(FIDO2Error) in
+                try await operation.perform(key, in: self) { device throws(FIDO2Error) in
                     try device.renameBioTemplate(id: enrollment.templateID, name: name, pin: pin)
                 } mapError: { $0.rpcError(doing: "naming the fingerprint") }
             }
@@ -55,18 +55,11 @@ extension Broker {
         }
     }
 
-    private func sendSampleStatus(_ progress: BioEnrollmentProgress, request id: RPCID, key: RegisteredKey, to session: Session) {
-        let status = OperationStatus(
-            request: id.json, status: .sampleCaptured, authenticator: key.id, remainingSamples: progress.remainingSamples,
-            sampleStatus: Int(progress.lastSampleStatus))
-        session.send(.notification(method: Method.operationStatus, params: encode(status)))
-    }
-
     func listFingerprints(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let target = try decode(AuthenticatorParams.self, params).authenticator
         return try manage(ManagementMethod.listFingerprints, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
-            let templates = try await withPIN(on: key, for: operation, activity: "listing fingerprints", status: nil) { device, pin throws(FIDO2Error) in
+            let templates = try await operation.withPIN(on: key, activity: "listing fingerprints", status: nil, in: self) { device, pin throws(FIDO2Error) in
                 try device.bioTemplates(pin: pin)
             }
             // An unnamed finger comes with an empty name from most keys
@@ -84,7 +77,7 @@ extension Broker {
         guard let name = request.name, !name.isEmpty else { throw RPCError(.invalidParams, "invalid params: name is required") }
         return try manage(ManagementMethod.renameFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
-            try await withPIN(on: key, for: operation, activity: "renaming the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+            try await operation.withPIN(on: key, activity: "renaming the fingerprint", status: nil, in: self) { device, pin throws(FIDO2Error) in
                 try device.renameBioTemplate(id: template, name: name, pin: pin)
             }
             return .value(encode(Fingerprint(templateId: request.templateId, name: name)))
@@ -96,7 +89,7 @@ extension Broker {
         let template = try decodeTemplateID(request.templateId)
         return try manage(ManagementMethod.deleteFingerprint, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
             try requireSensor(key)
-            try await withPIN(on: key, for: operation, activity: "deleting the fingerprint", status: nil) { device, pin throws(FIDO2Error) in
+            try await operation.withPIN(on: key, activity: "deleting the fingerprint", status: nil, in: self) { device, pin throws(FIDO2Error) in
                 try device.removeBioTemplate(id: template, pin: pin)
             }
             return .value(["deleted": true])
@@ -118,5 +111,16 @@ extension Broker {
             throw RPCError(.invalidParams, "invalid params: templateId: expected base64url")
         }
         return bytes
+    }
+}
+
+extension Operation {
+    /// `sampleCaptured` to the requester: the samples left, and how the
+    /// last one went.
+    fileprivate func sendSampleStatus(_ progress: BioEnrollmentProgress, key: RegisteredKey) {
+        let status = OperationStatus(
+            request: id.json, status: .sampleCaptured, authenticator: key.id, remainingSamples: progress.remainingSamples,
+            sampleStatus: Int(progress.lastSampleStatus))
+        session.send(.notification(method: Method.operationStatus, params: encode(status)))
     }
 }

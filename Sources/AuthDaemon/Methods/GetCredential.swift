@@ -11,7 +11,7 @@ extension Broker {
     /// is touched, then verification and the touch.
     ///
     /// When a key holds several discoverable credentials for the relying
-    /// party (no allow list), the user picks one (`chooseCredential`).
+    /// party (no allow list), the user picks one (`Operation.chooseCredential`).
     func getCredential(_ params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         let options = try decode(GetParams.self, params)
         let (rpID, origin) = try OriginCheck.resolve(rpID: options.rpId, origin: options.origin)
@@ -45,16 +45,16 @@ extension Broker {
             // The user acted for is looked up off the broker's queue.
             let uid = try await owner(actingFor: options.onBehalfOf, session: session, method: "credentials.get at \(rpID)")
             let operation = Operation(id: id, session: session, request: inFlight, info: info, owner: uid)
-            await wakeAgent(for: operation)
-            let key = try await chooseKey(named: options.authenticator, meeting: requirements, for: operation)
+            await operation.wakeAgent(in: self)
+            let key = try await operation.chooseKey(named: options.authenticator, meeting: requirements, in: self)
             try largeBlob?.check(key)
             let verification = largeBlob?.verification(requested, on: key) ?? requested
 
             // The user confirms before anything is signed; the details go
             // into clientDataJSON, so the signature covers what they saw.
             if let transaction = options.transaction {
-                _ = try await prompt(
-                    .confirmTransaction(ConfirmTransactionPrompt(operation: info, transaction: transaction)), for: operation)
+                _ = try await operation.prompt(
+                    .confirmTransaction(ConfirmTransactionPrompt(operation: info, transaction: transaction)), in: self)
             }
             let clientData = try ClientDataInput.from(
                 type: "webauthn.get", challenge: options.challenge, clientDataHash: options.clientDataHash,
@@ -64,12 +64,12 @@ extension Broker {
             request.credentialBlob = wantsBlob
             request.largeBlobKey = largeBlob != nil
             if !presence { request.userPresence = .disabled }
-            let hmacSecret = await hmacSecretAttempt(secretPlan, request, on: key, for: operation)
+            let hmacSecret = await operation.hmacSecretAttempt(secretPlan, request, on: key, in: self)
             let base = U2FOnlyKey.fitted(hmacSecret.request, to: key)
 
-            var statements = try await withKey(key, for: operation) { () async throws(RPCError) in
-                try await withUserVerification(
-                    on: key, preference: verification, for: operation, activity: "authenticating", touchCue: presence
+            var statements = try await operation.withKey(key, in: self) { () async throws(RPCError) in
+                try await operation.withUserVerification(
+                    on: key, preference: verification, activity: "authenticating", touchCue: presence, in: self
                 ) { device, method throws(FIDO2Error) in
                     var attempt = base
                     if case .builtIn = method { attempt.userVerification = .enabled }
@@ -83,9 +83,9 @@ extension Broker {
             }
             // The accounts not chosen carry hmac-secret outputs of their own.
             defer { for index in statements.indices { zeroSecret(&statements[index].hmacSecret) } }
-            var statement = try await chooseCredential(from: statements, on: key, for: operation)
-            sendStatus(.processing, for: operation, key: key)
-            let registration = store?.recordUse(
+            var statement = try await operation.chooseCredential(from: statements, on: key, in: self)
+            operation.sendStatus(.processing, key: key, in: self)
+            let registration = await store?.recordUse(
                 id: Base64URL.encode(statement.credentialID), signCount: statement.signCount, at: Int64(time(nil)), for: uid)
             var extensionResults = hmacSecret.results(taking: &statement)
             if wantsBlob && !key.info.isU2FOnly { extensionResults["getCredBlob"] = .string(Base64URL.encode(statement.credentialBlob)) }

@@ -11,7 +11,7 @@ extension Broker {
                 throw RPCError(.unsupported, "the key does not support always-UV")
             }
             if key.info.supports.alwaysUV.isOn != request.enabled {
-                try await withPINIfSet(on: key, for: operation, activity: "changing always-UV") { device, pin throws(FIDO2Error) in
+                try await operation.withPINIfSet(on: key, activity: "changing always-UV", in: self) { device, pin throws(FIDO2Error) in
                     try device.toggleAlwaysUV(pin: pin)
                 }
             }
@@ -34,7 +34,7 @@ extension Broker {
             if let length = request.length, length < Int(key.info.minPINLength) {
                 throw RPCError(.notAllowed, "the minimum PIN length can only grow (it is \(key.info.minPINLength)); a reset lowers it")
             }
-            try await withPINIfSet(on: key, for: operation, activity: "changing the minimum PIN length") { device, pin throws(FIDO2Error) in
+            try await operation.withPINIfSet(on: key, activity: "changing the minimum PIN length", in: self) { device, pin throws(FIDO2Error) in
                 // libfido2 sends each part as a command of its own, each with
                 // a token; a minimum longer than the PIN forces a change at
                 // once (CTAP 2.1 §6.11.4), and a key forcing a change grants

@@ -16,7 +16,7 @@ extension Broker {
     /// Runs a management operation: the key is the one named (checked
     /// before the operation starts), or, for a method that may name none,
     /// one of the keys that meet `requirements`, chosen as for any request
-    /// (`chooseKey`: the only one, or the one the user picks). It is held
+    /// (`Operation.chooseKey`: the only one, or the one the user picks). It is held
     /// for the whole operation (others queue), and its getInfo read again
     /// afterwards so watchers see what changed, and a `.changedKey` result
     /// is the key as it is now.
@@ -29,16 +29,16 @@ extension Broker {
         let info = OperationInfo(type: .management, rpId: nil, request: id.json, action: method)
         return try start(method, id: id, session: session) { [self] inFlight throws(RPCError) in
             let operation = Operation(id: id, session: session, request: inFlight, info: info)
-            await wakeAgent(for: operation)
+            await operation.wakeAgent(in: self)
             let key: RegisteredKey
-            if let named { key = named } else { key = try await chooseKey(named: nil, meeting: requirements, for: operation) }
-            let result = try await withKey(key, for: operation) { () async throws(RPCError) -> ManagementResult in
+            if let named { key = named } else { key = try await operation.chooseKey(named: nil, meeting: requirements, in: self) }
+            let result = try await operation.withKey(key, in: self) { () async throws(RPCError) -> ManagementResult in
                 do throws(RPCError) {
                     let result = try await body(operation, key)
-                    await refresh(key, for: operation)
+                    await operation.refresh(key, in: self)
                     return result
                 } catch {
-                    await refresh(key, for: operation)
+                    await operation.refresh(key, in: self)
                     throw error
                 }
             }
@@ -48,23 +48,25 @@ extension Broker {
             }
         }
     }
+}
 
+extension Operation {
     /// A management call that needs the PIN when the key has one (a token
     /// with the right permission), and none when it has none.
     func withPINIfSet<T: Sendable>(
-        on key: RegisteredKey, for operation: Operation, activity: String,
+        on key: RegisteredKey, activity: String, in broker: isolated Broker,
         _ body: @escaping @Sendable (Device, PIN?) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         guard key.info.supports.clientPIN.isOn else {
             do {
-                return try await perform(key, for: operation) { device throws(FIDO2Error) in try body(device, nil) }
+                return try await perform(key, in: broker) { device throws(FIDO2Error) in try body(device, nil) }
             } catch .device(let error) where error == .pinRequired || error == .pinNotSet {
                 throw RPCError(.pinRequired, "\(activity): the key needs a PIN for this; set one first (authenticators.setPin)")
             } catch {
                 throw error.rpcError(doing: activity)
             }
         }
-        return try await withPIN(on: key, for: operation, activity: activity, status: nil) { device, pin throws(FIDO2Error) in
+        return try await withPIN(on: key, activity: activity, status: nil, in: broker) { device, pin throws(FIDO2Error) in
             try body(device, pin)
         }
     }

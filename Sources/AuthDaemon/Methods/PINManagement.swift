@@ -14,13 +14,13 @@ extension Broker {
                     : RPCError(.notAllowed, "the key has a PIN already; change it instead")
             }
             let activity = "setting the PIN"
-            var new = try await askForNewPIN(on: key, reason: .new, for: operation, activity: activity)
+            var new = try await operation.askForNewPIN(on: key, reason: .new, activity: activity, in: self)
             while true {
                 do throws(FIDOFailure) {
-                    try await perform(key, for: operation) { [new] device throws(FIDO2Error) in try device.setPIN(new) }
+                    try await operation.perform(key, in: self) { [new] device throws(FIDO2Error) in try device.setPIN(new) }
                     return .changedKey
                 } catch .device(let error) where error == .pinPolicyViolation {
-                    new = try await askForNewPIN(on: key, reason: .newRejected, for: operation, activity: activity)
+                    new = try await operation.askForNewPIN(on: key, reason: .newRejected, activity: activity, in: self)
                 } catch {
                     throw error.rpcError(doing: activity)
                 }
@@ -39,41 +39,22 @@ extension Broker {
                 throw RPCError(.pinRequired, "the key has no PIN yet; set one (authenticators.setPin)")
             }
             let activity = "changing the PIN"
-            var current = try await askForPIN(on: key, reason: .current, for: operation, activity: activity)
-            var new = try await askForNewPIN(on: key, reason: .new, for: operation, activity: activity)
+            var current = try await operation.askForPIN(on: key, reason: .current, activity: activity, in: self)
+            var new = try await operation.askForNewPIN(on: key, reason: .new, activity: activity, in: self)
             while true {
                 do throws(FIDOFailure) {
-                    try await perform(key, for: operation) { [current, new] device throws(FIDO2Error) in
+                    try await operation.perform(key, in: self) { [current, new] device throws(FIDO2Error) in
                         try device.changePIN(from: current, to: new)
                     }
                     return .changedKey
                 } catch .device(let error) where error == .pinInvalid {
-                    current = try await askForPIN(on: key, reason: .invalid, for: operation, activity: activity)
+                    current = try await operation.askForPIN(on: key, reason: .invalid, activity: activity, in: self)
                 } catch .device(let error) where error == .pinPolicyViolation {
-                    new = try await askForNewPIN(on: key, reason: .newRejected, for: operation, activity: activity)
+                    new = try await operation.askForNewPIN(on: key, reason: .newRejected, activity: activity, in: self)
                 } catch {
                     throw error.rpcError(doing: activity)
                 }
             }
-        }
-    }
-
-    /// Asks for a new PIN until one has a length the key can take: at least
-    /// its minimum in characters (as CTAP counts them), at most 63 bytes.
-    /// Checked here so the user hears why at once; the key has the last word.
-    private func askForNewPIN(
-        on key: RegisteredKey, reason: EnterPinPrompt.Reason, for operation: Operation, activity: String
-    ) async throws(RPCError) -> PIN {
-        let minimum = max(PIN.minimumCodePointCount, Int(key.info.minPINLength))
-        var reason = reason
-        while true {
-            let reply = try await prompt(
-                .enterPin(EnterPinPrompt(operation: operation.info, authenticator: wire(key), reason: reason, retries: nil, minLength: minimum)),
-                for: operation)
-            guard let text = reply.pin, !text.isEmpty else { throw RPCError(.cancelled, "\(activity): no new PIN was given") }
-            let new = PIN(text)
-            if new.codePointCount >= minimum, new.byteCount <= PIN.maximumByteCount { return new }
-            reason = .newRejected
         }
     }
 
@@ -88,7 +69,7 @@ extension Broker {
         let target = try decode(AuthenticatorParams.self, params).authenticator
         return try manage(ManagementMethod.pinRetries, key: target, id: id, session: session) { [self] operation, key throws(RPCError) in
             let info = key.info
-            let retries = try await perform(key, for: operation) { device throws(FIDO2Error) -> Retries in
+            let retries = try await operation.perform(key, in: self) { device throws(FIDO2Error) -> Retries in
                 Retries(
                     pin: info.supports.clientPIN.isSupported ? try Self.pinRetriesIfSet(device) : nil,
                     uv: info.supports.userVerification.isSupported ? try device.uvRetries() : nil)
@@ -98,12 +79,23 @@ extension Broker {
     }
 }
 
-extension Broker {
-    /// `perform`, with its failure turned into the protocol's error.
-    func perform<T: Sendable>(
-        _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T,
-        mapError: (FIDOFailure) -> RPCError
-    ) async throws(RPCError) -> T {
-        do { return try await perform(key, for: operation, body) } catch { throw mapError(error) }
+extension Operation {
+    /// Asks for a new PIN until one has a length the key can take: at least
+    /// its minimum in characters (as CTAP counts them), at most 63 bytes.
+    /// Checked here so the user hears why at once; the key has the last word.
+    fileprivate func askForNewPIN(
+        on key: RegisteredKey, reason: EnterPinPrompt.Reason, activity: String, in broker: isolated Broker
+    ) async throws(RPCError) -> PIN {
+        let minimum = max(PIN.minimumCodePointCount, Int(key.info.minPINLength))
+        var reason = reason
+        while true {
+            let reply = try await prompt(
+                .enterPin(EnterPinPrompt(operation: info, authenticator: broker.wire(key), reason: reason, retries: nil, minLength: minimum)),
+                in: broker)
+            guard let text = reply.pin, !text.isEmpty else { throw RPCError(.cancelled, "\(activity): no new PIN was given") }
+            let new = PIN(text)
+            if new.codePointCount >= minimum, new.byteCount <= PIN.maximumByteCount { return new }
+            reason = .newRejected
+        }
     }
 }

@@ -11,8 +11,9 @@ extension Broker {
     /// `registrations.list`, `.rename`, `.delete`: the caller's own
     /// registrations only; another user's are not even seen. Deleting a
     /// record leaves the credential on the key (credential management
-    /// deletes that). A rename or deletion is answered once it is on disk,
-    /// written off the broker's queue (`RegistrationStore`).
+    /// deletes that). The file is read, the first time, and written off the
+    /// broker's queue (`RegistrationStore`): a rename or deletion is
+    /// answered once it is on disk.
     func registrations(_ action: RegistrationAction, params: JSONValue?, id: RPCID, session: Session) throws(RPCError) -> Handling {
         guard let store else {
             throw RPCError(.unsupported, "the registration store is not available (see the daemon's log for the state directory)")
@@ -20,8 +21,10 @@ extension Broker {
         let uid = session.peer.uid
         switch action {
         case .list:
-            do { return .done(encode(RegistrationList(registrations: try store.registrations(for: uid)))) } catch {
-                throw storeFailed(error)
+            return try start(Method.listRegistrations, id: id, session: session) { [self] _ throws(RPCError) in
+                do throws(RegistrationStoreError) {
+                    return encode(RegistrationList(registrations: try await store.registrations(for: uid)))
+                } catch { throw storeFailed(error) }
             }
         case .rename:
             let rename = try decode(RenameRegistrationParams.self, params)

@@ -13,9 +13,9 @@ extension Broker {
             throw RPCError(.invalidParams, "invalid params: confirm: type the key's product name, \"\(product)\", to reset it")
         }
         return try manage(ManagementMethod.reset, key: reset.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            sendStatus(.waitingForTouch, for: operation, key: key)
+            operation.sendStatus(.waitingForTouch, key: key, in: self)
             do throws(FIDOFailure) {
-                try await perform(key, for: operation) { device throws(FIDO2Error) in try device.reset() }
+                try await operation.perform(key, in: self) { device throws(FIDO2Error) in try device.reset() }
             } catch .device(let error) where error == .notAllowed {
                 throw RPCError(
                     .notAllowed,

@@ -16,7 +16,7 @@ extension Broker {
             ManagementMethod.listCredentials, key: request.authenticator, choosingAmong: KeyRequirements(listsCredentials: true),
             id: id, session: session
         ) { [self] operation, key throws(RPCError) in
-            let onKey = try await withPINIfSet(on: key, for: operation, activity: "listing the key's credentials") { device, pin throws(FIDO2Error) -> OnKeyCredentials in
+            let onKey = try await operation.withPINIfSet(on: key, activity: "listing the key's credentials", in: self) { device, pin throws(FIDO2Error) -> OnKeyCredentials in
                 let metadata = try device.credentialMetadata(pin: pin)
                 var parties: [StoredRelyingParty]
                 do throws(FIDO2Error) {
@@ -28,7 +28,7 @@ extension Broker {
                 }
                 return OnKeyCredentials(metadata: metadata, parties: parties, credentials: credentials)
             }
-            let registrations = (try? store?.registrations(for: uid)) ?? []
+            let registrations = (try? await store?.registrations(for: uid)) ?? []
             return .value(encode(onKey.listing(registrations: registrations, on: wire(key))))
         }
     }
@@ -40,7 +40,7 @@ extension Broker {
         let credentialID = try decodeCredentialID(request.credentialId)
         let uid = session.peer.uid
         return try manage(ManagementMethod.deleteCredential, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            try await withPINIfSet(on: key, for: operation, activity: "deleting the credential") { device, pin throws(FIDO2Error) in
+            try await operation.withPINIfSet(on: key, activity: "deleting the credential", in: self) { device, pin throws(FIDO2Error) in
                 try device.deleteStoredCredential(id: credentialID, pin: pin)
             }
             do { _ = try await store?.delete(id: request.credentialId, for: uid) } catch {
@@ -57,7 +57,7 @@ extension Broker {
         let credentialID = try decodeCredentialID(request.credentialId)
         let user = UserEntity(id: request.user.id.bytes, name: request.user.name, displayName: request.user.displayName)
         return try manage(ManagementMethod.updateCredentialUser, key: request.authenticator, id: id, session: session) { [self] operation, key throws(RPCError) in
-            let accepted = try await withPINIfSet(on: key, for: operation, activity: "updating the credential's user") { device, pin throws(FIDO2Error) in
+            let accepted = try await operation.withPINIfSet(on: key, activity: "updating the credential's user", in: self) { device, pin throws(FIDO2Error) in
                 do throws(FIDO2Error) {
                     try device.updateStoredCredentialUser(credentialID: credentialID, user: user, pin: pin)
                     return true

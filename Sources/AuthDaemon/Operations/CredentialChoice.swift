@@ -1,7 +1,7 @@
 import AuthProtocol
 import FIDO2
 
-extension Broker {
+extension Operation {
     /// The account chooser (`ui.selectCredential`): the statement of the
     /// credential the user picks, when the key answered a request without
     /// an allow list with several (CTAP's getNextAssertion, which libfido2
@@ -12,19 +12,19 @@ extension Broker {
     /// fails the request (`invalidParams`) rather than being asked again:
     /// that is a client's mistake, and asking again would only repeat it.
     func chooseCredential(
-        from statements: [AssertionStatement], on key: RegisteredKey, for operation: Operation
+        from statements: [AssertionStatement], on key: RegisteredKey, in broker: isolated Broker
     ) async throws(RPCError) -> AssertionStatement {
         guard let newest = statements.first else {
             throw RPCError(.deviceError, "authenticating: the key answered without an assertion")
         }
         guard statements.count > 1 else { return newest }
-        let registrations = (try? store?.registrations(for: operation.owner)) ?? []
+        let registrations = (try? await broker.store?.registrations(for: owner)) ?? []
         let choices = statements.map { statement in
             Self.choice(for: statement, registration: registrations.first { $0.id == Base64URL.encode(statement.credentialID) })
         }
         let reply = try await prompt(
-            .selectCredential(SelectCredentialPrompt(operation: operation.info, authenticator: wire(key), credentials: choices)),
-            for: operation)
+            .selectCredential(SelectCredentialPrompt(operation: info, authenticator: broker.wire(key), credentials: choices)),
+            in: broker)
         guard let chosen = reply.credential else {
             throw RPCError(.invalidParams, "the answer to \(Prompt.Kind.selectCredential.method) has no credential: proceed with {credential: ID}, one of the ids offered")
         }

@@ -2,42 +2,44 @@ import AuthProtocol
 import FIDO2
 import Glibc
 
-extension Broker {
-    /// The key for an operation: the one the request named, else one of
+extension Operation {
+    /// The key for the operation: the one the request named, else one of
     /// the keys that can serve it (`KeyRequirements.eligible`): the only
     /// one, or the one the user picks (`ui.selectAuthenticator`), by
     /// choosing it or by touching it. Either way the key meets
     /// `requirements`, or the request ends with the reason it does not.
-    func chooseKey(named id: String?, meeting requirements: KeyRequirements, for operation: Operation) async throws(RPCError) -> RegisteredKey {
+    func chooseKey(
+        named id: String?, meeting requirements: KeyRequirements, in broker: isolated Broker
+    ) async throws(RPCError) -> RegisteredKey {
         let key: RegisteredKey
         if let id {
-            key = try requireKey(id)
+            key = try broker.requireKey(id)
         } else {
-            var candidates = try requirements.eligible(orderedKeys)
+            var candidates = try requirements.eligible(broker.orderedKeys)
             if let holding = requirements.holding, !holding.credentialIDs.isEmpty, candidates.count > 1 {
-                let probed = await probe(candidates, for: holding.credentialIDs, rpID: holding.rpID, operation: operation)
+                let probed = await probe(candidates, for: holding.credentialIDs, rpID: holding.rpID, in: broker)
                 candidates = probed.candidates
-                label(probed.holding, for: operation.owner)
+                await label(probed.holding, in: broker)
             }
-            key = try await chooseKey(from: candidates, for: operation)
+            key = try await chooseKey(from: candidates, in: broker)
         }
         try requirements.check(key)
         return key
     }
 
     /// One of `candidates`: the only one, or the one the user picks.
-    private func chooseKey(from candidates: [RegisteredKey], for operation: Operation) async throws(RPCError) -> RegisteredKey {
+    private func chooseKey(from candidates: [RegisteredKey], in broker: isolated Broker) async throws(RPCError) -> RegisteredKey {
         guard !candidates.isEmpty else {
             throw RPCError(.noAuthenticator, "no security key is present; plug one in")
         }
         if candidates.count == 1 { return candidates[0] }
         let reply = try await prompt(
-            .selectAuthenticator(SelectAuthenticatorPrompt(operation: operation.info, authenticators: candidates.map(wire))),
-            for: operation)
+            .selectAuthenticator(SelectAuthenticatorPrompt(operation: info, authenticators: candidates.map { broker.wire($0) })),
+            in: broker)
         if reply.touch == true {
-            sendStatus(.selectingByTouch, for: operation, key: nil)
-            guard let touched = try await race(candidates, timeout: operation.remaining, request: operation.request) else {
-                try operation.checkCancelled()
+            sendStatus(.selectingByTouch, key: nil, in: broker)
+            guard let touched = try await broker.race(candidates, timeout: remaining, request: request) else {
+                try checkCancelled()
                 throw RPCError(.timeout, "no key was touched in time")
             }
             return touched
@@ -56,7 +58,7 @@ extension Broker {
     /// A key that cannot answer (busy, an error) stays a candidate; a key
     /// that answers "no credentials" does not.
     func probe(
-        _ keys: [RegisteredKey], for credentialIDs: [[UInt8]], rpID: String, operation: Operation
+        _ keys: [RegisteredKey], for credentialIDs: [[UInt8]], rpID: String, in broker: isolated Broker
     ) async -> (candidates: [RegisteredKey], holding: [String: [UInt8]]) {
         var silent = GetAssertionRequest(relyingPartyID: rpID, clientData: .hash([UInt8](repeating: 0, count: 32)))
         silent.allowList = credentialIDs
@@ -67,13 +69,13 @@ extension Broker {
         for key in keys {
             // A key another request holds, or another program has, is not
             // waited for: it stays a candidate, unasked.
-            guard tryAcquire(key) else {
+            guard broker.tryAcquire(key) else {
                 unknown.append(key.id)
                 continue
             }
-            defer { release(key) }
+            defer { broker.release(key) }
             do {
-                let assertion = try await perform(key, for: operation, within: Self.probeLimit) { device throws(FIDO2Error) in
+                let assertion = try await perform(key, within: Self.probeLimit, in: broker) { device throws(FIDO2Error) in
                     try device.getAssertion(request).statements.map(\.credentialID)
                 }
                 if let first = assertion.first { holding[key.id] = first }
@@ -87,16 +89,16 @@ extension Broker {
         return (candidates.isEmpty ? keys : candidates, holding)
     }
 
-    /// Names the keys that hold a registered credential after the names
-    /// the user gave them when registering.
-    private func label(_ holding: [String: [UInt8]], for uid: uid_t) {
-        guard let store, let registrations = try? store.registrations(for: uid) else { return }
+    /// Names the keys that hold one of the owner's registered credentials
+    /// after the names the user gave them when registering.
+    private func label(_ holding: [String: [UInt8]], in broker: isolated Broker) async {
+        guard let store = broker.store, let registrations = try? await store.registrations(for: owner) else { return }
         for (keyID, credentialID) in holding {
             let id = Base64URL.encode(credentialID)
-            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, let key = keys[keyID],
-                keys.setName(name, of: key)
+            guard let name = registrations.first(where: { $0.id == id })?.friendlyName, let key = broker.keys[keyID],
+                broker.keys.setName(name, of: key)
             else { continue }
-            notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: wire(key)))
+            broker.notifyWatchers(Method.authenticatorChanged, AuthenticatorEvent(authenticator: broker.wire(key)))
         }
     }
 }

@@ -14,7 +14,7 @@ struct KeyRequirements: Sendable {
     /// A registration's algorithms: the key must sign with one of them.
     var algorithms: AlgorithmChoice?
     /// An authentication's allow list: the keys are asked silently which
-    /// hold one of these credentials (`Broker.probe`), and only those are
+    /// hold one of these credentials (`Operation.probe`), and only those are
     /// offered.
     var holding: (rpID: String, credentialIDs: [[UInt8]])?
     /// A listing of a key's credentials that names no key: only the keys

@@ -12,36 +12,11 @@ enum PromptAnswerer {
     case agent(Session)
     /// No one: the default applies.
     case nobody
-}
-
-extension Broker {
-    /// The prompts of `hello`'s `ui` list; a name that is no prompt's is
-    /// refused, so that a misspelt prompt is not silently left unanswered.
-    func answeredPrompts(_ names: [String]) throws(RPCError) -> Set<Prompt.Kind> {
-        var prompts = Set<Prompt.Kind>()
-        for (index, name) in names.enumerated() {
-            guard let prompt = Prompt.Kind(rawValue: name) else {
-                let known = Prompt.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw RPCError(.invalidParams, "invalid params: ui[\(index)]: \"\(name)\" is no prompt; the prompts are \(known)")
-            }
-            prompts.insert(prompt)
-        }
-        return prompts
-    }
-
-    /// Who answers `prompt` for `operation`: the one place that decides.
-    /// The requester when it declared the prompt, else its user's agent
-    /// when one is registered and answers it, else nobody.
-    func promptAnswerer(_ prompt: Prompt.Kind, for operation: Operation) -> PromptAnswerer {
-        if operation.session.answeredPrompts.contains(prompt) { return .requester }
-        if let agent = agent(for: operation), agent.answeredPrompts.contains(prompt) { return .agent(agent) }
-        return .nobody
-    }
 
     /// The answer the daemon assumes for a prompt nobody can answer: the
     /// choice a user without a way to be asked would get, or an error that
     /// says why the request cannot go on without one. Never a wait.
-    func defaultAnswer(to prompt: Prompt) throws(RPCError) -> PromptReply {
+    static func defaultAnswer(to prompt: Prompt) throws(RPCError) -> PromptReply {
         let declined = "this client does not answer \(prompt.kind.method) and its user has no agent"
         switch prompt {
         case .selectAuthenticator:
@@ -63,5 +38,32 @@ extension Broker {
                 .unsupported,
                 "no one can confirm the transaction: start authctl agent (\(declined)); nothing was signed. Answer ui.confirmTransaction, or leave transaction out")
         }
+    }
+}
+
+extension Broker {
+    /// The prompts of `hello`'s `ui` list; a name that is no prompt's is
+    /// refused, so that a misspelt prompt is not silently left unanswered.
+    func answeredPrompts(_ names: [String]) throws(RPCError) -> Set<Prompt.Kind> {
+        var prompts = Set<Prompt.Kind>()
+        for (index, name) in names.enumerated() {
+            guard let prompt = Prompt.Kind(rawValue: name) else {
+                let known = Prompt.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw RPCError(.invalidParams, "invalid params: ui[\(index)]: \"\(name)\" is no prompt; the prompts are \(known)")
+            }
+            prompts.insert(prompt)
+        }
+        return prompts
+    }
+}
+
+extension Operation {
+    /// Who answers `prompt` for the operation: the one place that decides.
+    /// The requester when it declared the prompt, else its user's agent
+    /// when one is registered and answers it, else nobody.
+    func answerer(of prompt: Prompt.Kind, in broker: isolated Broker) -> PromptAnswerer {
+        if session.answeredPrompts.contains(prompt) { return .requester }
+        if let agent = agent(in: broker), agent.answeredPrompts.contains(prompt) { return .agent(agent) }
+        return .nobody
     }
 }

@@ -1,33 +1,33 @@
 import AuthProtocol
 
-extension Broker {
+extension Operation {
     /// Asks the person behind the operation something (the UI handshake)
     /// and waits for `{action: proceed | cancel, …}`: through the
     /// requester's own connection when it answers the prompt, else through
-    /// its user's agent (`promptAnswerer`). Cancel, an error reply, no
-    /// reply within the prompt timeout, or the operation's cancellation
-    /// all end the operation. A prompt nobody can answer gets its default
-    /// (`defaultAnswer`) without being sent.
-    func prompt(_ prompt: Prompt, for operation: Operation) async throws(RPCError) -> PromptReply {
-        try operation.checkCancelled()
-        let timeout = min(configuration.promptTimeout, operation.remaining)
-        switch promptAnswerer(prompt.kind, for: operation) {
+    /// its user's agent (`answerer`). Cancel, an error reply, no reply
+    /// within the prompt timeout, or the operation's cancellation all end
+    /// the operation. A prompt nobody can answer gets its default
+    /// (`PromptAnswerer.defaultAnswer`) without being sent.
+    func prompt(_ prompt: Prompt, in broker: isolated Broker) async throws(RPCError) -> PromptReply {
+        try checkCancelled()
+        let timeout = min(broker.configuration.promptTimeout, remaining)
+        switch answerer(of: prompt.kind, in: broker) {
         case .requester:
-            return try await operation.session.prompts.ask(prompt.kind.method, params(of: prompt), timeout: timeout, for: operation.request)
+            return try await session.prompts.ask(prompt.kind.method, Self.params(of: prompt), timeout: timeout, for: request)
         case .agent(let agent):
-            let view = agentView(of: operation)
+            let view = agentView(in: broker)
             _ = view.show(to: agent)
             // The same prompt, its operation as the agent sees it.
             var shown = prompt
-            shown.operation = agentOperationInfo(operation, view: view)
-            return try await agent.prompts.ask(prompt.kind.method, params(of: shown), timeout: timeout, for: operation.request)
+            shown.operation = info(shownIn: view)
+            return try await agent.prompts.ask(prompt.kind.method, Self.params(of: shown), timeout: timeout, for: request)
         case .nobody:
-            return try defaultAnswer(to: prompt)
+            return try PromptAnswerer.defaultAnswer(to: prompt)
         }
     }
 
     /// A prompt's params; the protocol's own types always encode.
-    private func params(of prompt: Prompt) -> JSONValue {
+    private static func params(of prompt: Prompt) -> JSONValue {
         do { return try prompt.params() } catch { preconditionFailure("prompts always encode: \(error)") }
     }
 }

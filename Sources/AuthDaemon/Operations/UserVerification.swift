@@ -11,7 +11,7 @@ enum VerificationMethod: Sendable {
     case pin(PIN)
 }
 
-extension Broker {
+extension Operation {
     /// Fingerprint attempts before falling back to the PIN (CTAP 2.1's
     /// preferredPlatformUvAttempts for the keys of this kind).
     static let builtInUVAttempts = 3
@@ -24,22 +24,22 @@ extension Broker {
     /// always-UV). `touchCue` false: the attempt asks the key for no touch
     /// (`up=false`), so no `waitingForTouch` is sent.
     func withUserVerification<T: Sendable>(
-        on key: RegisteredKey, preference: UserVerificationRequirement, for operation: Operation, activity: String,
-        touchCue: Bool = true, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+        on key: RegisteredKey, preference: UserVerificationRequirement, activity: String, touchCue: Bool = true,
+        in broker: isolated Broker, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         let touchStatus: OperationStatus.Status? = touchCue ? .waitingForTouch : nil
-        let info = key.info
-        let pinSet = info.supports.clientPIN.isOn
-        let builtInUV = info.supports.userVerification.isOn && info.supports.pinUVAuthToken
+        let supports = key.info.supports
+        let pinSet = supports.clientPIN.isOn
+        let builtInUV = supports.userVerification.isOn && supports.pinUVAuthToken
         if preference == .required && !pinSet && !builtInUV {
             throw RPCError(.unsupported, "\(activity): user verification is required, but the key has neither a PIN nor a fingerprint set up; set a PIN first")
         }
         // With always-UV on, a presence-only attempt would only be refused.
-        let alwaysUV = info.supports.alwaysUV.isOn
+        let alwaysUV = supports.alwaysUV.isOn
         if (preference == .discouraged && !alwaysUV) || (!pinSet && !builtInUV) {
-            if let touchStatus { sendStatus(touchStatus, for: operation, key: key) }
+            if let touchStatus { sendStatus(touchStatus, key: key, in: broker) }
             do {
-                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .none) }
+                return try await perform(key, in: broker) { device throws(FIDO2Error) in try attempt(device, .none) }
             } catch .device(let error) where error == .pinRequired || error == .upRequired {
                 // The key wants verification after all: fall through.
             } catch {
@@ -54,11 +54,11 @@ extension Broker {
         do throws(RPCError) {
             let result = try await verifiedAttempt(
                 on: key, builtInUV: now.userVerification.isOn && now.pinUVAuthToken, pinSet: now.clientPIN.isOn,
-                for: operation, activity: activity, touchStatus: touchStatus, attempt)
-            await refresh(key, for: operation)
+                activity: activity, touchStatus: touchStatus, in: broker, attempt)
+            await refresh(key, in: broker)
             return result
         } catch {
-            await refresh(key, for: operation)
+            await refresh(key, in: broker)
             throw error
         }
     }
@@ -66,14 +66,14 @@ extension Broker {
     /// The user verified by the key's own sensor where it has one, then by
     /// the PIN.
     private func verifiedAttempt<T: Sendable>(
-        on key: RegisteredKey, builtInUV: Bool, pinSet: Bool, for operation: Operation, activity: String,
-        touchStatus: OperationStatus.Status?, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
+        on key: RegisteredKey, builtInUV: Bool, pinSet: Bool, activity: String, touchStatus: OperationStatus.Status?,
+        in broker: isolated Broker, _ attempt: @escaping @Sendable (Device, VerificationMethod) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         if builtInUV {
             for _ in 0..<Self.builtInUVAttempts {
-                sendStatus(.waitingForUv, for: operation, key: key)
+                sendStatus(.waitingForUv, key: key, in: broker)
                 do {
-                    return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, .builtIn) }
+                    return try await perform(key, in: broker) { device throws(FIDO2Error) in try attempt(device, .builtIn) }
                 } catch .device(let error) where error == .uvInvalid {
                     continue
                 } catch .device(let error) where error == .uvBlocked {
@@ -89,7 +89,7 @@ extension Broker {
         guard pinSet else {
             throw RPCError(.pinRequired, "\(activity): the key asks for verification, but has no PIN set")
         }
-        return try await withPIN(on: key, for: operation, activity: activity, status: touchStatus) { device, pin throws(FIDO2Error) in
+        return try await withPIN(on: key, activity: activity, status: touchStatus, in: broker) { device, pin throws(FIDO2Error) in
             try attempt(device, .pin(pin))
         }
     }
@@ -98,18 +98,18 @@ extension Broker {
     /// user cancels; a wrong PIN asks again with `reason: invalid`.
     /// `status` is sent before each attempt (the touch cue, where one comes).
     func withPIN<T: Sendable>(
-        on key: RegisteredKey, for operation: Operation, activity: String, status: OperationStatus.Status? = .waitingForTouch,
+        on key: RegisteredKey, activity: String, status: OperationStatus.Status? = .waitingForTouch, in broker: isolated Broker,
         _ attempt: @escaping @Sendable (Device, PIN) throws(FIDO2Error) -> T
     ) async throws(RPCError) -> T {
         var reason = EnterPinPrompt.Reason.required
         while true {
-            let pin = try await askForPIN(on: key, reason: reason, for: operation, activity: activity)
-            if let status { sendStatus(status, for: operation, key: key) }
+            let pin = try await askForPIN(on: key, reason: reason, activity: activity, in: broker)
+            if let status { sendStatus(status, key: key, in: broker) }
             do {
-                return try await perform(key, for: operation) { device throws(FIDO2Error) in try attempt(device, pin) }
+                return try await perform(key, in: broker) { device throws(FIDO2Error) in try attempt(device, pin) }
             } catch .device(let error) where error == .pinInvalid {
-                let requester = operation.session.requester
-                logger.notice("key \(key.id): a wrong PIN from uid \(requester.uid) (\(requester.command), pid \(requester.pid))")
+                let requester = session.requester
+                broker.logger.notice("key \(key.id): a wrong PIN from uid \(requester.uid) (\(requester.command), pid \(requester.pid))")
                 reason = .invalid
             } catch .device(let error) where error == .pinPolicyViolation {
                 throw RPCError(.pinInvalid, "\(activity): the key wants its PIN changed before it is used again", details: ["fido": .string(error.name)])
@@ -127,12 +127,14 @@ extension Broker {
     /// One `ui.enterPin`, with the attempts left; a blocked PIN ends the
     /// operation before the user types anything, and so do the last few
     /// attempts for a requester without the admin right.
-    func askForPIN(on key: RegisteredKey, reason: EnterPinPrompt.Reason, for operation: Operation, activity: String) async throws(RPCError) -> PIN {
-        let retries = try? await perform(key, for: operation) { device throws(FIDO2Error) in try device.pinRetries() }
+    func askForPIN(
+        on key: RegisteredKey, reason: EnterPinPrompt.Reason, activity: String, in broker: isolated Broker
+    ) async throws(RPCError) -> PIN {
+        let retries = try? await perform(key, in: broker) { device throws(FIDO2Error) in try device.pinRetries() }
         if retries == 0 { throw RPCError(.pinBlocked, "\(activity): the PIN is blocked; only a reset of the key clears it") }
-        if let retries, retries <= Self.pinAttemptsReservedForAdmins, !operation.session.rights.contains(.manage) {
-            let requester = operation.session.requester
-            logger.notice("key \(key.id): \(retries) PIN attempts left; refused uid \(requester.uid) (\(requester.command), pid \(requester.pid)) the PIN: only an administrator may enter it now")
+        if let retries, retries <= Self.pinAttemptsReservedForAdmins, !session.rights.contains(.manage) {
+            let requester = session.requester
+            broker.logger.notice("key \(key.id): \(retries) PIN attempts left; refused uid \(requester.uid) (\(requester.command), pid \(requester.pid)) the PIN: only an administrator may enter it now")
             throw RPCError(
                 .pinAttemptsLow,
                 "\(activity): the key has only \(retries) PIN attempt\(retries == 1 ? "" : "s") left, which only an administrator may use (allow-admins in authkeyd.conf(5)); ask one to enter the PIN, which restores the attempts",
@@ -140,9 +142,9 @@ extension Broker {
         }
         let reply = try await prompt(
             .enterPin(EnterPinPrompt(
-                operation: operation.info, authenticator: wire(key), reason: reason, retries: retries,
+                operation: info, authenticator: broker.wire(key), reason: reason, retries: retries,
                 minLength: Int(key.info.minPINLength))),
-            for: operation)
+            in: broker)
         guard let text = reply.pin, !text.isEmpty else {
             throw RPCError(.cancelled, "\(activity): the client proceeded without a PIN")
         }

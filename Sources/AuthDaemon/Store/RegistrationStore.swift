@@ -1,6 +1,7 @@
 import AuthProtocol
 import Dispatch
 import Glibc
+import Synchronization
 import SystemKit
 
 /// The daemon's record of registrations, one file per user:
@@ -14,9 +15,11 @@ import SystemKit
 /// any instant, with no new dependency and a file a person can read.
 ///
 /// The in-memory state lives on the broker's queue and is what requests
-/// read; the files are written on the store's own thread
-/// (`RegistrationWriter`), in order, so that an fsync never holds up the
-/// broker. Registrations, renames and deletions are durable before the
+/// read; the files are read (the first time a user's is needed) and
+/// written on the store's own thread (`RegistrationWriter`), in order, so
+/// that neither a slow read nor an fsync holds up the broker: the request
+/// that needs the file awaits it, and the broker serves the others
+/// meanwhile. Registrations, renames and deletions are durable before the
 /// call returns (it awaits the write, and a change that could not be
 /// written is not made). The sign count and last use, updated by every
 /// assertion, are written a moment later, several at once: losing the
@@ -29,10 +32,16 @@ final class RegistrationStore: @unchecked Sendable {
     private let queue: DispatchQueue
     private let writer: RegistrationWriter
     private var cache: [uid_t: [Registration]] = [:]
+    /// The requests awaiting a user's file being read: one read for all.
+    private var loading: [uid_t: [CheckedContinuation<Result<[Registration], RegistrationStoreError>, Never>]] = [:]
     /// The users whose sign counts and last uses changed since their file
     /// was last written.
     private var unsavedUse: [uid_t: UnsavedUse] = [:]
     private var flushScheduled = false
+    /// Tests only: runs on the writer's thread before a user's file is
+    /// read, so that a test can hold the read there and see the broker go
+    /// on serving (Tests/README.md).
+    let beforeRead = Mutex<(@Sendable (uid_t) -> Void)?>(nil)
     /// Set by the shutdown's flush: what is not written now is lost.
     private var isFinalFlush = false
     static let usageFlushDelay: Duration = .seconds(2)
@@ -76,29 +85,64 @@ final class RegistrationStore: @unchecked Sendable {
     private func file(for uid: uid_t) -> String { RegistrationFile.path(for: uid, in: directory) }
 
     /// The user's registrations, read from disk the first time (a small
-    /// file, once per user and run).
-    func registrations(for uid: uid_t) throws(RegistrationStoreError) -> [Registration] {
+    /// file, once per user and run), on the writer's thread: requests for
+    /// the same user meanwhile await the same read.
+    func registrations(
+        for uid: uid_t, isolation: isolated (any Actor)? = #isolation
+    ) async throws(RegistrationStoreError) -> [Registration] {
         if let cached = cache[uid] { return cached }
-        var loaded: [Registration] = []
-        let bytes: [UInt8]?
-        do { bytes = try AtomicFile.read(file(for: uid)) } catch { throw .system(error) }
-        if let bytes {
-            do throws(RegistrationFile.ReadError) {
-                loaded = try RegistrationFile.decode(bytes)
-            } catch .newerVersion(let version) {
-                // Not cached: each use says why, and nothing overwrites it.
-                throw .newerFormat(file: file(for: uid), version: version)
-            } catch {
-                // Keep the unreadable file for a person to look at; start afresh.
-                logger.error("\(file(for: uid)) is unreadable (\(error)); keeping it as .corrupt")
-                do { try FileSystem.rename(file(for: uid), to: file(for: uid) + ".corrupt") } catch {
-                    logger.error("cannot keep it: \(error)")
-                }
-            }
+        let loaded = await withCheckedContinuation { continuation in
+            load(uid, for: continuation)
         }
-        cache[uid] = loaded
-        writer.seed(loaded, for: uid)
-        return loaded
+        // What is cached now: another request for the user may have changed
+        // it between the read and this one's turn.
+        if let cached = cache[uid] { return cached }
+        return try loaded.get()
+    }
+
+    /// Reads the user's file on the writer's thread, unless a read of it
+    /// is under way already; `waiter` is resumed with what it holds.
+    private func load(_ uid: uid_t, for waiter: CheckedContinuation<Result<[Registration], RegistrationStoreError>, Never>) {
+        guard loading[uid] == nil else {
+            loading[uid]?.append(waiter)
+            return
+        }
+        loading[uid] = [waiter]
+        let beforeRead = beforeRead.withLock { $0 }
+        writer.load(for: uid, { [logger] path throws(RegistrationStoreError) in
+            beforeRead?(uid)
+            return try Self.read(path, logger: logger)
+        }, done: { [self] result in
+            queue.async { self.loaded(uid, result) }
+        })
+    }
+
+    /// On the broker's queue: the read's outcome to everyone who awaited it.
+    private func loaded(_ uid: uid_t, _ result: Result<[Registration], RegistrationStoreError>) {
+        // Not cached when unreadable (a newer format): each use says why.
+        if case .success(let registrations) = result { cache[uid] = registrations }
+        for waiter in loading.removeValue(forKey: uid) ?? [] { waiter.resume(returning: result) }
+    }
+
+    /// On the writer's thread: what the file at `path` holds; none when it
+    /// does not exist.
+    static func read(_ path: String, logger: Logger) throws(RegistrationStoreError) -> [Registration] {
+        let bytes: [UInt8]?
+        do { bytes = try AtomicFile.read(path) } catch { throw .system(error) }
+        guard let bytes else { return [] }
+        do throws(RegistrationFile.ReadError) {
+            return try RegistrationFile.decode(bytes)
+        } catch .newerVersion(let version) {
+            // Nothing overwrites it.
+            throw .newerFormat(file: path, version: version)
+        } catch {
+            // Keep the unreadable file for a person to look at; start afresh.
+            logger.error("\(path) is unreadable (\(error)); keeping it as .corrupt")
+            do { try FileSystem.rename(path, to: path + ".corrupt") } catch {
+                logger.error("cannot keep it: \(error)")
+            }
+            return []
+        }
     }
 
     func add(_ registration: Registration, for uid: uid_t, isolation: isolated (any Actor)? = #isolation) async throws(RegistrationStoreError) {
@@ -112,7 +156,7 @@ final class RegistrationStore: @unchecked Sendable {
     func rename(
         id: String, to name: String, for uid: uid_t, isolation: isolated (any Actor)? = #isolation
     ) async throws(RegistrationStoreError) -> Registration? {
-        guard try registrations(for: uid).contains(where: { $0.id == id }) else { return nil }
+        guard try await registrations(for: uid).contains(where: { $0.id == id }) else { return nil }
         return try await apply(for: uid) { list -> Registration? in
             guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
             list[index].friendlyName = name
@@ -122,7 +166,7 @@ final class RegistrationStore: @unchecked Sendable {
 
     /// Deletes; false when the user has no such registration.
     func delete(id: String, for uid: uid_t, isolation: isolated (any Actor)? = #isolation) async throws(RegistrationStoreError) -> Bool {
-        guard try registrations(for: uid).contains(where: { $0.id == id }) else { return false }
+        guard try await registrations(for: uid).contains(where: { $0.id == id }) else { return false }
         return try await apply(for: uid) { list in
             guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
             list.remove(at: index)
@@ -137,8 +181,8 @@ final class RegistrationStore: @unchecked Sendable {
         for uid: uid_t, isolation: isolated (any Actor)? = #isolation,
         _ change: @escaping @Sendable (inout [Registration]) -> Outcome
     ) async throws(RegistrationStoreError) -> Outcome {
-        // Read (and the writer given what was read) before the first write.
-        _ = try registrations(for: uid)
+        // Read (so that the writer has the file's copy) before the first write.
+        _ = try await registrations(for: uid)
         let written: Result<Void, SystemError> = await withCheckedContinuation { continuation in
             writer.write(for: uid, { _ = change(&$0) }, done: { continuation.resume(returning: $0) })
         }
@@ -150,8 +194,10 @@ final class RegistrationStore: @unchecked Sendable {
     }
 
     /// Notes an assertion; written with the next batch.
-    func recordUse(id: String, signCount: UInt32, at time: Int64, for uid: uid_t) -> Registration? {
-        guard var list = try? registrations(for: uid), let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+    func recordUse(
+        id: String, signCount: UInt32, at time: Int64, for uid: uid_t, isolation: isolated (any Actor)? = #isolation
+    ) async -> Registration? {
+        guard var list = try? await registrations(for: uid), let index = list.firstIndex(where: { $0.id == id }) else { return nil }
         list[index].signCount = signCount
         list[index].lastUsedAt = time
         cache[uid] = list

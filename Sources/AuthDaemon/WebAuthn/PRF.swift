@@ -141,7 +141,7 @@ struct HMACSecretAttempt: Sendable {
     }
 }
 
-extension Broker {
+extension Operation {
     /// Sets the hmac-secret salts on an authentication's request. With
     /// `evalByCredential` and several allowed credentials, the key is asked
     /// silently (no touch) which one it will use, and the request is
@@ -149,7 +149,7 @@ extension Broker {
     /// A key without hmac-secret in getInfo gets no salts: WebAuthn's
     /// `prf` then answers without `results`, `hmacGetSecret` not at all.
     func hmacSecretAttempt(
-        _ plan: HMACSecretPlan?, _ request: GetAssertionRequest, on key: RegisteredKey, for operation: Operation
+        _ plan: HMACSecretPlan?, _ request: GetAssertionRequest, on key: RegisteredKey, in broker: isolated Broker
     ) async -> HMACSecretAttempt {
         guard let plan, key.info.extensions.contains("hmac-secret") else {
             return HMACSecretAttempt(plan: plan, request: request, chosenFor: nil)
@@ -159,7 +159,7 @@ extension Broker {
         if !plan.saltsByCredential.isEmpty {
             if request.allowList.count == 1 {
                 chosenFor = request.allowList[0]
-            } else if let held = await probe([key], for: request.allowList, rpID: request.relyingPartyID, operation: operation)
+            } else if let held = await probe([key], for: request.allowList, rpID: request.relyingPartyID, in: broker)
                 .holding[key.id]
             {
                 chosenFor = held

@@ -99,7 +99,7 @@ enum U2FOnlyKey {
     }
 }
 
-extension Broker {
+extension Operation {
     /// How long one libfido2 call on a U2F-only key may poll for a touch.
     static let u2fPollSlice: Duration = .seconds(1)
 
@@ -114,16 +114,16 @@ extension Broker {
     /// another program has is waited for within the slice, and again in
     /// the next.)
     func performPolling<T: Sendable>(
-        _ key: RegisteredKey, for operation: Operation, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
+        _ key: RegisteredKey, in broker: isolated Broker, _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDOFailure) -> T {
         while true {
-            do { try operation.checkCancelled() } catch { throw .cancelled(error) }
-            let remaining = operation.remaining
+            do { try checkCancelled() } catch { throw .cancelled(error) }
+            let remaining = self.remaining
             let slice = min(remaining, Self.u2fPollSlice)
             do throws(FIDO2Error) {
-                return try await call(key, for: operation, until: .now() + .milliseconds(slice.wholeMilliseconds), body)
+                return try await call(key, until: .now() + .milliseconds(slice.wholeMilliseconds), in: broker, body)
             } catch {
-                if let reason = operation.request.cancellation { throw .cancelled(reason) }
+                if let reason = request.cancellation { throw .cancelled(reason) }
                 guard error == .rx || error.isKeyBusy else { throw .device(error) }
                 // The time is up: nobody touched the key (or another program kept it).
                 if remaining <= Self.u2fPollSlice { throw .device(error.isKeyBusy ? error : .actionTimeout) }
