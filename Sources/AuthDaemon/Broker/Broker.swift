@@ -41,6 +41,8 @@ public actor Broker {
     var agents = AgentRegistry()
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
+    /// The connections with output to write after the current turn.
+    private lazy var pendingOutput = PendingOutput(queue: queue)
     /// Which clients have input; made for the first client.
     private var readiness: ClientReadiness?
 
@@ -86,7 +88,8 @@ public actor Broker {
             return
         }
         let connection = ClientConnection(
-            fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
+            fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, pendingOutput: pendingOutput,
+            maxLineLength: configuration.maxLineBytes)
         guard !isShuttingDown else {
             return refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
         }
