@@ -53,6 +53,8 @@ public actor Broker {
     var wakes = AgentWakes()
     /// What every client connection reads into.
     private let readBuffer = ReadBuffer()
+    /// The connections with output to write after the current turn.
+    private lazy var pendingOutput = PendingOutput(queue: queue)
     /// Which clients have input; made for the first client.
     private var readiness: ClientReadiness?
 
@@ -101,7 +103,8 @@ public actor Broker {
             return nil
         }
         let connection = ClientConnection(
-            fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, maxLineLength: configuration.maxLineBytes)
+            fd: fd, queue: queue, readiness: readiness, readBuffer: readBuffer, pendingOutput: pendingOutput,
+            maxLineLength: configuration.maxLineBytes)
         guard !isShuttingDown else {
             refuse(connection, RPCError(.shuttingDown, "authkeyd is shutting down"))
             return nil

@@ -4,6 +4,7 @@ import Glibc
 import SystemKit
 
 /// One client's socket: non-blocking reads framed into lines, and writes
+/// made once the current turn on the queue is done (`PendingOutput`),
 /// buffered for a client that reads slowly.
 ///
 /// Confined to the daemon's queue: every method, the readiness callbacks
@@ -29,6 +30,9 @@ final class ClientConnection: @unchecked Sendable {
     private var outbox: [UInt8] = []
     private var outboxStart = 0
     private var closeWhenFlushed = false
+    /// Whether `pendingOutput` writes the outbox after this turn.
+    private var writeIsScheduled = false
+    private let pendingOutput: PendingOutput
     private(set) var isClosed = false
     /// Dispatch sources (the write source) not yet cancelled; the
     /// descriptor may only be closed once none watches it any more, or a
@@ -38,13 +42,19 @@ final class ClientConnection: @unchecked Sendable {
     private var onClosed: (() -> Void)?
     /// A client that reads nothing while this much waits for it is dropped.
     static let maxOutboxBytes = 8 << 20
+    /// Output past this much is written at once, not after the turn.
+    static let deferredOutputBytes = 64 << 10
     private let readBuffer: ReadBuffer
 
-    init(fd: Int32, queue: DispatchQueue, readiness: ClientReadiness, readBuffer: ReadBuffer, maxLineLength: Int) {
+    init(
+        fd: Int32, queue: DispatchQueue, readiness: ClientReadiness, readBuffer: ReadBuffer, pendingOutput: PendingOutput,
+        maxLineLength: Int
+    ) {
         self.fd = fd
         self.queue = queue
         self.readiness = readiness
         self.readBuffer = readBuffer
+        self.pendingOutput = pendingOutput
         framer = LineFramer(maxLineLength: maxLineLength)
     }
 
@@ -107,12 +117,25 @@ final class ClientConnection: @unchecked Sendable {
         return descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0
     }
 
-    /// Queues bytes for the client; written at once when the socket takes them.
+    /// Queues bytes for the client, written after the current turn (at
+    /// once past `deferredOutputBytes`) as the socket takes them.
     func send(_ bytes: [UInt8]) {
         guard !isClosed, !closeWhenFlushed || outboxStart < outbox.count else { return }
         outbox.append(contentsOf: bytes)
-        guard outbox.count - outboxStart <= Self.maxOutboxBytes else { return close() }
-        flush()
+        let queued = outbox.count - outboxStart
+        guard queued <= Self.maxOutboxBytes else { return close() }
+        // A client that is not reading: the write source writes when it can.
+        if writeSource != nil { return }
+        if queued > Self.deferredOutputBytes { return flush() }
+        guard !writeIsScheduled else { return }
+        writeIsScheduled = true
+        pendingOutput.schedule(self)
+    }
+
+    /// `PendingOutput`'s turn: what was queued is written.
+    func writeScheduled() {
+        writeIsScheduled = false
+        if writeSource == nil { flush() }
     }
 
     /// Sends what is queued, then closes.

@@ -111,13 +111,19 @@ final class DeviceWorker: Sendable {
 
     /// Runs `body` with the key open, after the calls queued before it,
     /// each libfido2 call bounded by the time left until `deadline`.
+    ///
+    /// On the caller's actor (the broker's): the job is queued before the
+    /// caller's turn ends, and the call resumes there. Called nonisolated,
+    /// it went to the task's executor and back, two more turns on the
+    /// broker's queue per call, the first before the job was even queued.
     func call<T: Sendable>(
         until deadline: DispatchTime, cancellation: KeyCallCancellation? = nil,
         whileBusy: @escaping @Sendable (LockHolder?) -> Void = { _ in },
+        isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (Device) throws(FIDO2Error) -> T
     ) async throws(FIDO2Error) -> T {
         let cancellation = cancellation ?? KeyCallCancellation()
-        let result: Result<T, FIDO2Error> = await withCheckedContinuation { continuation in
+        let result: Result<T, FIDO2Error> = await withCheckedContinuation(isolation: isolation) { continuation in
             let queued = jobs.push(.run { [self] in
                 let outcome = Result { () throws(FIDO2Error) -> T in
                     try run(body, until: deadline, cancellation: cancellation, whileBusy: whileBusy)

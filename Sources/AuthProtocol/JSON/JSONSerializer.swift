@@ -38,21 +38,37 @@ extension JSONValue {
     }
 
     static func serializeString(_ string: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            // Most strings (ids, base64url, names) need no escape: copied
+            // in one go up to the first byte that does.
+            var clean = 0
+            for byte in utf8 {
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F { break }
+                clean += 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<clean]))
+            for byte in utf8[clean...] { appendEscaped(byte, into: &out) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
+        case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
+        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+        case 0..<0x20, 0x7F:
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+        default: out.append(byte)
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The JSON text as a String, for logs, tests and man-page examples.

@@ -60,44 +60,101 @@ public enum JSONValue: Hashable, Sendable {
 }
 
 /// A JSON object that remembers the order of its members (for output that
-/// reads the way it was built) and finds them by name in constant time.
+/// reads the way it was built) and finds them by name.
+///
+/// The members are kept in one array, in order: a protocol object has a
+/// handful of members, and comparing a handful of short keys costs less
+/// than hashing one, and building, walking and serialising the object
+/// touches one allocation instead of two (perf on bench row 1: the
+/// parser's, decoder's and serialiser's hashing and copying were a good
+/// part of what a request cost). Past `indexedCount` members an index by
+/// name is kept as well, so that a large object (a listing, a map) is
+/// still searched in constant time. (CBOR's `CBORMap` is built the same
+/// way, for the same reason.)
 public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral, Sequence {
-    public private(set) var keys: [String] = []
-    private var values: [String: JSONValue] = [:]
+    private var members: [(key: String, value: JSONValue)] = []
+    /// Position by key, once there are more than `indexedCount` members.
+    private var index: [String: Int]?
+    static let indexedCount = 12
 
     public init() {}
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members.reserveCapacity(elements.count)
         for (key, value) in elements { self[key] = value }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
 
     public subscript(key: String) -> JSONValue? {
-        get { values[key] }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if let position = position(of: key) {
+                    members[position].value = newValue
+                } else {
+                    append(key, newValue)
+                }
+            } else if let position = position(of: key) {
+                members.remove(at: position)
+                index = nil
+                if members.count > Self.indexedCount { buildIndex() }
             }
         }
     }
 
     /// Adds a member the parser has already checked is new.
     mutating func appendNew(_ key: String, _ value: JSONValue) -> Bool {
-        guard values.updateValue(value, forKey: key) == nil else { return false }
-        keys.append(key)
+        guard position(of: key) == nil else { return false }
+        append(key, value)
         return true
     }
 
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
-        keys.lazy.map { (key: $0, value: values[$0]!) }.makeIterator()
+    private mutating func append(_ key: String, _ value: JSONValue) {
+        members.append((key, value))
+        if index != nil {
+            index?[key] = members.count - 1
+        } else if members.count > Self.indexedCount {
+            buildIndex()
+        }
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.values == rhs.values }
-    public func hash(into hasher: inout Hasher) { hasher.combine(values) }
+    private mutating func buildIndex() {
+        var built = [String: Int](minimumCapacity: members.count * 2)
+        for (position, member) in members.enumerated() { built[member.key] = position }
+        index = built
+    }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
+        members.makeIterator()
+    }
+
+    /// Equal when they have the same members, in whatever order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    /// Independent of the members' order, as equality is.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for member in members {
+            var one = Hasher()
+            one.combine(member.key)
+            one.combine(member.value)
+            combined ^= one.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(combined)
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,

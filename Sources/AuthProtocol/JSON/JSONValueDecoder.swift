@@ -79,6 +79,35 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try describing { try T(from: ValueDecoder(value: value, codingPath: codingPath + [key])) }
     }
 
+    // JSON's own types, read from the member when it has the expected
+    // type: one look-up, and no nested decoder (the protocol's defaults
+    // look a member up three times, then decode it through a decoder and
+    // a container of its own). A member of another type takes the general
+    // path, which says what is wrong with it.
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try member(key, \.stringValue) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try memberIfPresent(key, \.stringValue) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try member(key, \.boolValue) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try memberIfPresent(key, \.boolValue) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try member(key, Self.int) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try memberIfPresent(key, Self.int) }
+
+    private static func int(_ value: JSONValue) -> Int? {
+        if case .integer(let n) = value { return Int(exactly: n) }
+        return nil
+    }
+
+    private func member<T: Decodable>(_ key: Key, _ read: (JSONValue) -> T?) throws -> T {
+        if let value = object[key.stringValue], let read = read(value) { return read }
+        return try decode(T.self, forKey: key)
+    }
+
+    private func memberIfPresent<T: Decodable>(_ key: Key, _ read: (JSONValue) -> T?) throws -> T? {
+        guard let value = object[key.stringValue], !value.isNull else { return nil }
+        if let read = read(value) { return read }
+        return try decode(T.self, forKey: key)
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
