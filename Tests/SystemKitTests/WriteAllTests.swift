@@ -12,15 +12,30 @@ import Testing
         let bytes = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let received = BlockingQueue<[UInt8]>()
         let readEnd = pair[1]
+        let expected = bytes.count
         startThread(name: "reader") {
-            var all: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while case let count = read(readEnd, &chunk, chunk.count), count > 0 { all += chunk[0..<count] }
-            received.push(all)
+            // Read straight into one buffer: appended chunk by chunk, the
+            // debug build's unspecialised copies under ThreadSanitizer took
+            // longer than the wait below. One byte more than was sent, so
+            // that an extra byte would show.
+            var all = [UInt8](repeating: 0, count: expected + 1)
+            var filled = 0
+            all.withUnsafeMutableBytes { buffer in
+                while filled < buffer.count, case let count = read(readEnd, buffer.baseAddress! + filled, buffer.count - filled), count > 0 {
+                    filled += count
+                }
+            }
+            received.push(Array(all[0..<filled]))
         }
         try UnixSocket.sendAll(pair[0], bytes)
         close(pair[0])
-        #expect(received.pop(timeoutMilliseconds: 10_000) == bytes)
+        // A bound for a stuck reader, not a time under test: generous, for
+        // the sanitized builds on a busy machine.
+        let got = received.pop(timeoutMilliseconds: 60_000)
+        // Compared here, not in the expectation: a failure would print both
+        // megabytes.
+        let same = got == bytes
+        #expect(same, "the reader got \(got.map { "\($0.count) bytes" } ?? "nothing"), not the \(bytes.count) sent, in order")
     }
 
     @Test func aPeerThatHasGoneIsAnErrorNotASignal() {
