@@ -50,10 +50,17 @@ let package = Package(
         // Linux calls Swift cannot import as they are (variadic prctl).
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
+        // tpm2-tss: ESAPI, the TCTI loader, marshalling, error strings.
+        .systemLibrary(
+            name: "CTSS2", path: "Sources/CTSS2", pkgConfig: "tss2-esys tss2-tctildr tss2-mu tss2-rc",
+            providers: [.apt(["libtss2-dev"])]),
+
         // Pure Swift building blocks.
         .target(name: "CBOR"),
         .target(name: "SystemKit", dependencies: ["CSystem"]),
         .target(name: "Crypto", dependencies: ["CCrypto", "SystemKit"]),
+        // The TPM: ES256 keys made and used inside it (the platform authenticator's key store).
+        .target(name: "TPM2", dependencies: ["CTSS2"]),
 
         // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
         .target(name: "AuthProtocol"),
@@ -149,6 +156,7 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "SystemKit", "TestSupport"]),
         .testTarget(name: "SystemKitTests", dependencies: ["SystemKit"]),
+        .testTarget(name: "TPM2Tests", dependencies: ["TPM2", "Crypto", "TestSupport"]),
         .testTarget(name: "VirtualKeyTests", dependencies: ["VirtualKey", "FIDO2", "CBOR", "Crypto", "TestSupport", "FuzzTargets", "VirtualKeyDevice"]),
         .testTarget(name: "FIDO2Tests", dependencies: ["FIDO2", "VirtualKey", "CBOR", "Crypto", "SystemKit", "TestSupport", "VirtualKeyDevice"]),
         // A broker in the test's process (InProcessBroker), for the test
