@@ -35,7 +35,9 @@ public final class SoftwareTPM: @unchecked Sendable {
             standardError: .null)
         process = child
         let deadline = ContinuousClock.now + Self.startLimit
-        while !FileSystem.exists(socket) {
+        // Listening, not only there: swtpm binds the socket before it
+        // listens, and a busy machine may show the file in between.
+        while !UnixSocket.isListening(path: socket, kind: .stream) {
             guard ContinuousClock.now < deadline else {
                 stop()
                 throw SoftwareTPMError("swtpm did not make \(socket) within \(Self.startLimit); is swtpm installed (scripts/install-deps)?")
