@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CSystem"]),
         .target(name: "Crypto", dependencies: ["CCrypto", "SystemKit"]),
         // The TPM: ES256 keys made and used inside it (the platform authenticator's key store).
-        .target(name: "TPM2", dependencies: ["CTSS2"]),
+        .target(name: "TPM2", dependencies: ["CTSS2", "SystemKit"]),
 
         // The wire protocol: JSON, NDJSON framing, JSON-RPC 2.0, wire types. No I/O.
         .target(name: "AuthProtocol"),

@@ -56,6 +56,29 @@ static inline void authkeyd_tpm_es256_template(TPM2B_PUBLIC *template) {
     area->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
 }
 
+/* A secret kept by the TPM (a sealed data object: keyedHash, no scheme):
+ * it can be read back (TPM2_Unseal) only through the TPM that made it,
+ * under the same primary. */
+static inline void authkeyd_tpm_sealed_template(TPM2B_PUBLIC *template) {
+    memset(template, 0, sizeof *template);
+    TPMT_PUBLIC *area = &template->publicArea;
+    area->type = TPM2_ALG_KEYEDHASH;
+    area->nameAlg = TPM2_ALG_SHA256;
+    area->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA;
+    area->parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
+}
+
+/* Whether `object` has the attributes and scheme of authkeyd's sealed
+ * template (checked before a blob read back is loaded). */
+static inline int authkeyd_tpm_is_sealed_object(const TPM2B_PUBLIC *object) {
+    TPM2B_PUBLIC expected;
+    authkeyd_tpm_sealed_template(&expected);
+    const TPMT_PUBLIC *area = &object->publicArea;
+    return area->type == TPM2_ALG_KEYEDHASH && area->nameAlg == TPM2_ALG_SHA256
+        && area->objectAttributes == expected.publicArea.objectAttributes
+        && area->parameters.keyedHashDetail.scheme.scheme == TPM2_ALG_NULL;
+}
+
 /* What authkeyd leaves empty in a Create and a CreatePrimary: no
  * authValue or data of its own (sensitive), no outside info, no PCRs. */
 struct authkeyd_tpm_no_extras {
@@ -83,6 +106,24 @@ static inline TSS2_RC authkeyd_tpm_create_es256(
     authkeyd_tpm_es256_template(&template);
     return Esys_Create(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
         &none.sensitive, &template, &none.outside, &none.pcrs, private_part, public_part, NULL, NULL, NULL);
+}
+
+/* `size` bytes (at most 128, MAX_SYM_DATA) sealed under `parent`; the
+ * copy in this frame is zeroed before it returns. */
+static inline TSS2_RC authkeyd_tpm_create_sealed(
+    ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *secret, size_t size,
+    TPM2B_PUBLIC **public_part, TPM2B_PRIVATE **private_part) {
+    struct authkeyd_tpm_no_extras with;
+    memset(&with, 0, sizeof with);
+    if (size > sizeof with.sensitive.sensitive.data.buffer) return authkeyd_tpm_rc_bad_size;
+    with.sensitive.sensitive.data.size = (UINT16)size;
+    memcpy(with.sensitive.sensitive.data.buffer, secret, size);
+    TPM2B_PUBLIC template;
+    authkeyd_tpm_sealed_template(&template);
+    TSS2_RC result = Esys_Create(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+        &with.sensitive, &template, &with.outside, &with.pcrs, private_part, public_part, NULL, NULL, NULL);
+    explicit_bzero(&with, sizeof with);
+    return result;
 }
 
 /* ECDSA-SHA256 over a 32-byte digest the caller made (not the TPM: no

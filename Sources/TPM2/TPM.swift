@@ -1,5 +1,6 @@
 internal import CTSS2
 import Synchronization
+import SystemKit
 
 /// A connection to a TPM 2.0 through tpm2-tss's ESAPI: the storage primary
 /// loaded once, then ES256 keys made under it and signatures made with
@@ -50,32 +51,19 @@ public final class TPM: Sendable {
     /// A new ES256 key, made in the TPM; its private part leaves it only
     /// wrapped.
     public func makeES256Key() throws(TPMError) -> WrappedKey {
-        try contexts.withLock { state throws(TPMError) in
-            var publicKey: UnsafeMutablePointer<TPM2B_PUBLIC>?
-            var privateKey: UnsafeMutablePointer<TPM2B_PRIVATE>?
-            defer {
-                Esys_Free(publicKey)
-                Esys_Free(privateKey)
-            }
-            try check("TPM2_Create (an ES256 key)", authkeyd_tpm_create_es256(state.esys, state.primary, &publicKey, &privateKey))
-            guard let publicKey, let privateKey else { throw TPMError("TPM2_Create", code: authkeyd_tpm_rc_general_failure) }
-            return try WrappedKey(public: publicKey.pointee, private: privateKey.pointee)
+        try create("an ES256 key", WrappedKey.init(public:private:)) { esys, primary, publicKey, privateKey in
+            authkeyd_tpm_create_es256(esys, primary, publicKey, privateKey)
         }
     }
 
     /// The DER ECDSA signature of `key` over `digest` (SHA-256 of the
     /// message, 32 bytes), as WebAuthn's ES256 carries it.
     public func sign(digest: [UInt8], with key: WrappedKey) throws(TPMError) -> [UInt8] {
-        var (publicKey, privateKey) = try key.parts()
-        return try contexts.withLock { state throws(TPMError) in
-            var loaded = ESYS_TR(ESYS_TR_NONE)
-            try check("TPM2_Load (a credential's key)", Esys_Load(
-                state.esys, state.primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
-                &privateKey, &publicKey, &loaded))
-            defer { _ = Esys_FlushContext(state.esys, loaded) }
+        let (publicKey, privateKey) = try key.parts()
+        return try withLoaded(publicKey, privateKey, what: "a credential's key") { esys, loaded throws(TPMError) in
             var signature: UnsafeMutablePointer<TPMT_SIGNATURE>?
             defer { Esys_Free(signature) }
-            try check("TPM2_Sign", authkeyd_tpm_sign_es256(state.esys, loaded, digest, digest.count, &signature))
+            try check("TPM2_Sign", authkeyd_tpm_sign_es256(esys, loaded, digest, digest.count, &signature))
             guard let signature else { throw TPMError("TPM2_Sign", code: authkeyd_tpm_rc_general_failure) }
             var r = [UInt8](repeating: 0, count: 32), s = [UInt8](repeating: 0, count: 32)
             var rSize = 0, sSize = 0
@@ -83,6 +71,69 @@ public final class TPM: Sendable {
                 throw TPMError("TPM2_Sign: not an ECDSA signature", code: authkeyd_tpm_rc_bad_value)
             }
             return ECDSASignature.der(r: r[0..<rSize], s: s[0..<sSize])
+        }
+    }
+
+    /// Seals `secret` (at most `SealedSecret.maxSecretBytes`) in the TPM.
+    public func seal(_ secret: [UInt8]) throws(TPMError) -> SealedSecret {
+        try create("a sealed secret", SealedSecret.init(public:private:)) { esys, primary, publicObject, privateObject in
+            authkeyd_tpm_create_sealed(esys, primary, secret, secret.count, publicObject, privateObject)
+        }
+    }
+
+    /// The secret `sealed` holds, from the TPM that sealed it. A secret:
+    /// zero it when done.
+    public func unseal(_ sealed: SealedSecret) throws(TPMError) -> [UInt8] {
+        let (publicObject, privateObject) = try sealed.parts()
+        return try withLoaded(publicObject, privateObject, what: "a sealed secret") { esys, loaded throws(TPMError) in
+            var data: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
+            defer {
+                // tpm2-tss's copy of the secret, zeroed before it is freed.
+                if let data { withUnsafeMutableBytes(of: &data.pointee) { zeroSecret($0) } }
+                Esys_Free(data)
+            }
+            try check("TPM2_Unseal", Esys_Unseal(
+                esys, loaded, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &data))
+            guard let data else { throw TPMError("TPM2_Unseal", code: authkeyd_tpm_rc_general_failure) }
+            let size = min(Int(data.pointee.size), SealedSecret.maxSecretBytes)
+            return withUnsafeBytes(of: data.pointee.buffer) { Array($0.prefix(size)) }
+        }
+    }
+
+    /// TPM2_Create under the primary (`call`), and the object made from
+    /// the parts it gives out; tpm2-tss's copies are freed either way.
+    private func create<Object>(
+        _ what: String, _ make: (TPM2B_PUBLIC, TPM2B_PRIVATE) throws(TPMError) -> Object,
+        _ call: (OpaquePointer?, ESYS_TR, UnsafeMutablePointer<UnsafeMutablePointer<TPM2B_PUBLIC>?>,
+            UnsafeMutablePointer<UnsafeMutablePointer<TPM2B_PRIVATE>?>) -> TSS2_RC
+    ) throws(TPMError) -> Object {
+        try contexts.withLock { state throws(TPMError) in
+            var publicPart: UnsafeMutablePointer<TPM2B_PUBLIC>?
+            var privatePart: UnsafeMutablePointer<TPM2B_PRIVATE>?
+            defer {
+                Esys_Free(publicPart)
+                Esys_Free(privatePart)
+            }
+            try check("TPM2_Create (\(what))", call(state.esys, state.primary, &publicPart, &privatePart))
+            guard let publicPart, let privatePart else { throw TPMError("TPM2_Create", code: authkeyd_tpm_rc_general_failure) }
+            return try make(publicPart.pointee, privatePart.pointee)
+        }
+    }
+
+    /// Loads an object under the primary for `body`, and flushes it after,
+    /// whatever happens (a socket TPM has no resource manager to do it).
+    private func withLoaded<T>(
+        _ publicPart: TPM2B_PUBLIC, _ privatePart: TPM2B_PRIVATE, what: String,
+        _ body: (OpaquePointer?, ESYS_TR) throws(TPMError) -> T
+    ) throws(TPMError) -> T {
+        var (publicPart, privatePart) = (publicPart, privatePart)
+        return try contexts.withLock { state throws(TPMError) in
+            var loaded = ESYS_TR(ESYS_TR_NONE)
+            try check("TPM2_Load (\(what))", Esys_Load(
+                state.esys, state.primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                &privatePart, &publicPart, &loaded))
+            defer { _ = Esys_FlushContext(state.esys, loaded) }
+            return try body(state.esys, loaded)
         }
     }
 }

@@ -10,10 +10,6 @@ public struct WrappedKey: Equatable, Sendable {
     /// The key's point, uncompressed (0x04 ‖ x ‖ y), as COSE and OpenSSL take it.
     public let publicPoint: [UInt8]
 
-    /// The longest a marshalled part may be (TPM2B_PUBLIC is at most 2 + 632
-    /// bytes, TPM2B_PRIVATE 2 + 1,550): a longer one is not a key of ours.
-    static let maxPartBytes = 2048
-
     init(public publicKey: TPM2B_PUBLIC, private privateKey: TPM2B_PRIVATE) throws(TPMError) {
         publicPart = try marshal(publicKey, Tss2_MU_TPM2B_PUBLIC_Marshal)
         privatePart = try marshal(privateKey, Tss2_MU_TPM2B_PRIVATE_Marshal)
@@ -23,13 +19,8 @@ public struct WrappedKey: Equatable, Sendable {
     /// A key read back (from a credential id or a file): it must parse, and
     /// be a key made from authkeyd's ES256 template.
     public init(publicPart: [UInt8], privatePart: [UInt8]) throws(TPMError) {
-        guard publicPart.count <= Self.maxPartBytes, privatePart.count <= Self.maxPartBytes else {
-            throw TPMError("reading a wrapped key", code: authkeyd_tpm_rc_bad_size)
-        }
-        let publicKey = try unmarshal(publicPart, TPM2B_PUBLIC(), Tss2_MU_TPM2B_PUBLIC_Unmarshal)
-        _ = try unmarshal(privatePart, TPM2B_PRIVATE(), Tss2_MU_TPM2B_PRIVATE_Unmarshal)
-        var copy = publicKey
-        guard authkeyd_tpm_is_es256_key(&copy) != 0 else {
+        var (publicKey, _) = try readParts(publicPart, privatePart)
+        guard authkeyd_tpm_is_es256_key(&publicKey) != 0 else {
             throw TPMError("reading a wrapped key: not an ES256 key of authkeyd's", code: authkeyd_tpm_rc_bad_value)
         }
         self.publicPart = publicPart
@@ -38,10 +29,7 @@ public struct WrappedKey: Equatable, Sendable {
     }
 
     /// Both parts for the TPM's `Load`.
-    func parts() throws(TPMError) -> (TPM2B_PUBLIC, TPM2B_PRIVATE) {
-        (try unmarshal(publicPart, TPM2B_PUBLIC(), Tss2_MU_TPM2B_PUBLIC_Unmarshal),
-         try unmarshal(privatePart, TPM2B_PRIVATE(), Tss2_MU_TPM2B_PRIVATE_Unmarshal))
-    }
+    func parts() throws(TPMError) -> (TPM2B_PUBLIC, TPM2B_PRIVATE) { try readParts(publicPart, privatePart) }
 
     private static func point(of key: TPM2B_PUBLIC) throws(TPMError) -> [UInt8] {
         var key = key
@@ -55,27 +43,6 @@ public struct WrappedKey: Equatable, Sendable {
     }
 }
 
-func leftPadded(_ bytes: ArraySlice<UInt8>, to count: Int) -> [UInt8] {
+private func leftPadded(_ bytes: ArraySlice<UInt8>, to count: Int) -> [UInt8] {
     [UInt8](repeating: 0, count: max(0, count - bytes.count)) + bytes
-}
-
-private func marshal<T>(
-    _ value: T, _ function: (UnsafePointer<T>?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<Int>?) -> TSS2_RC
-) throws(TPMError) -> [UInt8] {
-    var value = value
-    var buffer = [UInt8](repeating: 0, count: WrappedKey.maxPartBytes)
-    var offset = 0
-    try check("marshalling a key", function(&value, &buffer, buffer.count, &offset))
-    return Array(buffer[0..<offset])
-}
-
-private func unmarshal<T>(
-    _ bytes: [UInt8], _ empty: T, _ function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<T>?) -> TSS2_RC
-) throws(TPMError) -> T {
-    var value = empty
-    var offset = 0
-    try check("reading a wrapped key", function(bytes, bytes.count, &offset, &value))
-    // Trailing bytes: not one marshalled structure.
-    guard offset == bytes.count else { throw TPMError("reading a wrapped key: trailing bytes", code: authkeyd_tpm_rc_bad_size) }
-    return value
 }

@@ -6,13 +6,10 @@ import TPM2
 /// ES256 keys made in a TPM (swtpm, one for the suite) and used there:
 /// what the platform authenticator's key store rests on.
 @Suite(.serialized) final class TPMKeyTests {
-    let softwareTPM: SoftwareTPM
-    let tpm: TPM
+    let tpmUnderTest: TPMUnderTest
+    var tpm: TPM { tpmUnderTest.tpm }
 
-    init() throws {
-        softwareTPM = try SoftwareTPM()
-        tpm = try TPM(tcti: softwareTPM.tcti)
-    }
+    init() throws { tpmUnderTest = try TPMUnderTest() }
 
     private func signs(_ key: WrappedKey, on tpm: TPM, message: [UInt8] = Array("the message".utf8)) throws -> Bool {
         let signature = try tpm.sign(digest: SHA256.hash(message), with: key)

@@ -34,6 +34,12 @@ final class RegistrationStore: @unchecked Sendable {
     private var cache: [uid_t: [Registration]] = [:]
     /// The requests awaiting a user's file being read: one read for all.
     private var loading: [uid_t: [CheckedContinuation<Result<[Registration], RegistrationStoreError>, Never>]] = [:]
+    /// Per user, the requests that have their list (from the read, or
+    /// from the cache behind those) but have not run since: a request that
+    /// comes meanwhile waits its turn behind them, or it would take the
+    /// cached list and queue its write first (renames written out of the
+    /// order they came).
+    private var resuming: [uid_t: Int] = [:]
     /// The users whose sign counts and last uses changed since their file
     /// was last written.
     private var unsavedUse: [uid_t: UnsavedUse] = [:]
@@ -90,14 +96,27 @@ final class RegistrationStore: @unchecked Sendable {
     func registrations(
         for uid: uid_t, isolation: isolated (any Actor)? = #isolation
     ) async throws(RegistrationStoreError) -> [Registration] {
+        if cache[uid] != nil, resuming[uid, default: 0] > 0 {
+            // Behind the requests resumed before this one: a turn on the
+            // queue, after theirs.
+            resuming[uid, default: 0] += 1
+            await Task.yield()
+            doneResuming(uid)
+        }
         if let cached = cache[uid] { return cached }
         let loaded = await withCheckedContinuation { continuation in
             load(uid, for: continuation)
         }
+        doneResuming(uid)
         // What is cached now: another request for the user may have changed
         // it between the read and this one's turn.
         if let cached = cache[uid] { return cached }
         return try loaded.get()
+    }
+
+    private func doneResuming(_ uid: uid_t) {
+        let left = resuming[uid, default: 1] - 1
+        resuming[uid] = left > 0 ? left : nil
     }
 
     /// Reads the user's file on the writer's thread, unless a read of it
@@ -121,7 +140,9 @@ final class RegistrationStore: @unchecked Sendable {
     private func loaded(_ uid: uid_t, _ result: Result<[Registration], RegistrationStoreError>) {
         // Not cached when unreadable (a newer format): each use says why.
         if case .success(let registrations) = result { cache[uid] = registrations }
-        for waiter in loading.removeValue(forKey: uid) ?? [] { waiter.resume(returning: result) }
+        let waiters = loading.removeValue(forKey: uid) ?? []
+        resuming[uid, default: 0] += waiters.count
+        for waiter in waiters { waiter.resume(returning: result) }
     }
 
     /// On the writer's thread: what the file at `path` holds; none when it
