@@ -68,17 +68,6 @@ static inline void authkeyd_tpm_sealed_template(TPM2B_PUBLIC *template) {
     area->parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
 }
 
-/* Whether `object` has the attributes and scheme of authkeyd's sealed
- * template (checked before a blob read back is loaded). */
-static inline int authkeyd_tpm_is_sealed_object(const TPM2B_PUBLIC *object) {
-    TPM2B_PUBLIC expected;
-    authkeyd_tpm_sealed_template(&expected);
-    const TPMT_PUBLIC *area = &object->publicArea;
-    return area->type == TPM2_ALG_KEYEDHASH && area->nameAlg == TPM2_ALG_SHA256
-        && area->objectAttributes == expected.publicArea.objectAttributes
-        && area->parameters.keyedHashDetail.scheme.scheme == TPM2_ALG_NULL;
-}
-
 /* What authkeyd leaves empty in a Create and a CreatePrimary: no
  * authValue or data of its own (sensitive), no outside info, no PCRs. */
 struct authkeyd_tpm_no_extras {
@@ -172,17 +161,33 @@ static inline int authkeyd_tpm_ecdsa_rs(
     return 0;
 }
 
+/* Whether an object read back has the type, name algorithm and
+ * attributes of `expected`, one of authkeyd's templates. */
+static inline int authkeyd_tpm_has_template_attributes(const TPM2B_PUBLIC *object, const TPM2B_PUBLIC *expected) {
+    return object->publicArea.type == expected->publicArea.type
+        && object->publicArea.nameAlg == expected->publicArea.nameAlg
+        && object->publicArea.objectAttributes == expected->publicArea.objectAttributes;
+}
+
 /* Whether `key` has the attributes and scheme of authkeyd's ES256
  * template: a blob read back from a credential id or a file is checked
  * before it is loaded. */
 static inline int authkeyd_tpm_is_es256_key(const TPM2B_PUBLIC *key) {
     TPM2B_PUBLIC expected;
     authkeyd_tpm_es256_template(&expected);
-    const TPMT_PUBLIC *area = &key->publicArea;
-    return area->type == TPM2_ALG_ECC && area->nameAlg == TPM2_ALG_SHA256
-        && area->objectAttributes == expected.publicArea.objectAttributes
-        && area->parameters.eccDetail.curveID == TPM2_ECC_NIST_P256
-        && area->parameters.eccDetail.scheme.scheme == TPM2_ALG_ECDSA
-        && area->parameters.eccDetail.scheme.details.ecdsa.hashAlg == TPM2_ALG_SHA256;
+    const TPMS_ECC_PARMS *ecc = &key->publicArea.parameters.eccDetail;
+    return authkeyd_tpm_has_template_attributes(key, &expected)
+        && ecc->curveID == TPM2_ECC_NIST_P256
+        && ecc->scheme.scheme == TPM2_ALG_ECDSA
+        && ecc->scheme.details.ecdsa.hashAlg == TPM2_ALG_SHA256;
+}
+
+/* Whether `object` has the attributes and scheme of authkeyd's sealed
+ * template (checked before a blob read back is loaded). */
+static inline int authkeyd_tpm_is_sealed_object(const TPM2B_PUBLIC *object) {
+    TPM2B_PUBLIC expected;
+    authkeyd_tpm_sealed_template(&expected);
+    return authkeyd_tpm_has_template_attributes(object, &expected)
+        && object->publicArea.parameters.keyedHashDetail.scheme.scheme == TPM2_ALG_NULL;
 }
 #endif

@@ -22,12 +22,12 @@ public final class TPM: Sendable {
         var primary: ESYS_TR = ESYS_TR(ESYS_TR_NONE)
     }
     private let contexts: Mutex<Contexts>
-    public let tcti: String
 
     public init(tcti: String) throws(TPMError) {
-        self.tcti = tcti
         var state = Contexts()
-        try check("loading the TCTI \"\(tcti)\"", Tss2_TctiLdr_Initialize(tcti, &state.tcti))
+        try check(
+            "loading the TCTI \"\(tcti)\" (is a TPM there? device:/dev/tpmrm0 needs the device and the tss group's access to it, swtpm:path=… a running swtpm)",
+            Tss2_TctiLdr_Initialize(tcti, &state.tcti))
         do throws(TPMError) {
             try check("Esys_Initialize", Esys_Initialize(&state.esys, state.tcti, nil))
             try check("TPM2_CreatePrimary (the storage key)", authkeyd_tpm_create_primary(state.esys, &state.primary))
